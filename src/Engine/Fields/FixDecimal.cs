@@ -1,0 +1,284 @@
+using System.Runtime.CompilerServices;
+
+namespace RapidFix.Engine.Fields;
+
+/// <summary>
+/// A decimal number as FIX and FAST carry it: an integer mantissa and a power-of-ten exponent
+/// (value = <see cref="Mantissa"/> × 10^<see cref="Exponent"/>). Parsing keeps the scale of the text, so
+/// "123.4500" formats back to "123.4500"; equality is numeric (1.5 equals 1.50).
+/// </summary>
+public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecimal>
+{
+    /// <summary>Most significant digits accepted in text (a long holds 18 safely).</summary>
+    public const int MaxDigits = 18;
+
+    private static readonly long[] PowersOf10 =
+    [
+        1L, 10L, 100L, 1_000L, 10_000L, 100_000L, 1_000_000L, 10_000_000L, 100_000_000L, 1_000_000_000L,
+        10_000_000_000L, 100_000_000_000L, 1_000_000_000_000L, 10_000_000_000_000L, 100_000_000_000_000L,
+        1_000_000_000_000_000L, 10_000_000_000_000_000L, 100_000_000_000_000_000L, 1_000_000_000_000_000_000L,
+    ];
+
+    public FixDecimal(long mantissa, int exponent)
+    {
+        Mantissa = mantissa;
+        Exponent = exponent;
+    }
+
+    /// <summary>The integer digits.</summary>
+    public long Mantissa { get; }
+
+    /// <summary>The power of ten: -2 means two digits after the point.</summary>
+    public int Exponent { get; }
+
+    /// <summary>Converts to <see cref="decimal"/> exactly (throws <see cref="OverflowException"/> beyond its range).</summary>
+    public decimal ToDecimal()
+    {
+        if (Exponent <= 0)
+        {
+            if (Exponent >= -28)
+            {
+                ulong magnitude = Mantissa < 0 ? (ulong)(-(Mantissa + 1)) + 1 : (ulong)Mantissa;
+                return new decimal((int)(uint)magnitude, (int)(uint)(magnitude >> 32), 0, Mantissa < 0, (byte)(-Exponent));
+            }
+
+            decimal d = Mantissa;
+            for (int e = Exponent; e < 0; e++)
+            {
+                d /= 10m;
+            }
+
+            return d;
+        }
+
+        decimal r = Mantissa;
+        for (int e = 0; e < Exponent; e++)
+        {
+            r *= 10m;
+        }
+
+        return r;
+    }
+
+    /// <summary>Converts to <see cref="double"/> (nearest).</summary>
+    public double ToDouble() => Exponent switch
+    {
+        0 => Mantissa,
+        < 0 when -Exponent < PowersOf10.Length => Mantissa / (double)PowersOf10[-Exponent],
+        > 0 when Exponent < PowersOf10.Length => Mantissa * (double)PowersOf10[Exponent],
+        _ => Mantissa * Math.Pow(10, Exponent),
+    };
+
+    /// <summary>Creates from a <see cref="decimal"/> keeping its scale.</summary>
+    public static FixDecimal FromDecimal(decimal value)
+    {
+        Span<int> bits = stackalloc int[4];
+        decimal.GetBits(value, bits);
+        if (bits[2] != 0 || bits[1] < 0)
+        {
+            throw new OverflowException("The decimal has more than 18 significant digits.");
+        }
+
+        long mantissa = ((long)bits[1] << 32) | (uint)bits[0];
+        int scale = (bits[3] >> 16) & 0xFF;
+        bool negative = bits[3] < 0;
+        return new FixDecimal(negative ? -mantissa : mantissa, -scale);
+    }
+
+    /// <summary>
+    /// Parses FIX float text: optional '-', digits, optional '.' and digits. No exponent, no '+', no spaces,
+    /// at most <see cref="MaxDigits"/> digits in all (leading zeros do not count).
+    /// </summary>
+    public static bool TryParse(ReadOnlySpan<byte> text, out FixDecimal value)
+    {
+        value = default;
+        int i = 0;
+        int n = text.Length;
+        if (n == 0)
+        {
+            return false;
+        }
+
+        bool negative = false;
+        if (text[0] == (byte)'-')
+        {
+            negative = true;
+            i = 1;
+        }
+
+        long mantissa = 0;
+        int digits = 0;
+        int significant = 0;
+        int scale = 0;
+        bool seenDot = false;
+        for (; i < n; i++)
+        {
+            uint c = (uint)(text[i] - '0');
+            if (c <= 9)
+            {
+                digits++;
+                if (mantissa != 0 || c != 0)
+                {
+                    if (++significant > MaxDigits)
+                    {
+                        return false;
+                    }
+                }
+
+                mantissa = (mantissa * 10) + c;
+                if (seenDot)
+                {
+                    scale++;
+                }
+            }
+            else if (text[i] == (byte)'.' && !seenDot)
+            {
+                seenDot = true;
+            }
+            else
+            {
+                return false;
+            }
+        }
+
+        if (digits == 0)
+        {
+            return false;
+        }
+
+        value = new FixDecimal(negative ? -mantissa : mantissa, -scale);
+        return true;
+    }
+
+    /// <summary>Writes FIX float text (no exponent notation). Returns false when <paramref name="destination"/> is too small.</summary>
+    public bool TryFormat(Span<byte> destination, out int written)
+    {
+        written = 0;
+        ulong magnitude = Mantissa < 0 ? (ulong)(-(Mantissa + 1)) + 1 : (ulong)Mantissa;
+        Span<byte> digits = stackalloc byte[20];
+        int nd = 0;
+        do
+        {
+            digits[19 - nd] = (byte)('0' + (int)(magnitude % 10));
+            magnitude /= 10;
+            nd++;
+        }
+        while (magnitude != 0);
+
+        ReadOnlySpan<byte> d = digits.Slice(20 - nd);
+        int pos = 0;
+        int frac = Exponent < 0 ? -Exponent : 0;
+        int zerosAfter = Exponent > 0 ? Exponent : 0;
+        int intDigits = nd - frac;
+        int total = (Mantissa < 0 ? 1 : 0) + (intDigits > 0 ? intDigits : 1) + (frac > 0 ? 1 + frac : 0) + zerosAfter;
+        if (total > destination.Length)
+        {
+            return false;
+        }
+
+        if (Mantissa < 0)
+        {
+            destination[pos++] = (byte)'-';
+        }
+
+        if (intDigits > 0)
+        {
+            d.Slice(0, intDigits).CopyTo(destination.Slice(pos));
+            pos += intDigits;
+            destination.Slice(pos, zerosAfter).Fill((byte)'0');
+            pos += zerosAfter;
+        }
+        else
+        {
+            destination[pos++] = (byte)'0';
+        }
+
+        if (frac > 0)
+        {
+            destination[pos++] = (byte)'.';
+            int leadingZeros = frac - nd;
+            if (leadingZeros > 0)
+            {
+                destination.Slice(pos, leadingZeros).Fill((byte)'0');
+                pos += leadingZeros;
+                d.CopyTo(destination.Slice(pos));
+                pos += nd;
+            }
+            else
+            {
+                d.Slice(intDigits).CopyTo(destination.Slice(pos));
+                pos += frac;
+            }
+        }
+
+        written = pos;
+        return true;
+    }
+
+    /// <summary>The same value with trailing zeros removed from the mantissa (1.50 → 1.5; 100 → 1e2).</summary>
+    public FixDecimal Normalize()
+    {
+        long m = Mantissa;
+        int e = Exponent;
+        if (m == 0)
+        {
+            return new FixDecimal(0, 0);
+        }
+
+        while (m % 10 == 0)
+        {
+            m /= 10;
+            e++;
+        }
+
+        return new FixDecimal(m, e);
+    }
+
+    public bool Equals(FixDecimal other)
+    {
+        var a = Normalize();
+        var b = other.Normalize();
+        return a.Mantissa == b.Mantissa && a.Exponent == b.Exponent;
+    }
+
+    public override bool Equals(object? obj) => obj is FixDecimal other && Equals(other);
+
+    public override int GetHashCode()
+    {
+        var n = Normalize();
+        return HashCode.Combine(n.Mantissa, n.Exponent);
+    }
+
+    public int CompareTo(FixDecimal other)
+    {
+        if (Exponent == other.Exponent)
+        {
+            return Mantissa.CompareTo(other.Mantissa);
+        }
+
+        return ToDecimalSaturating().CompareTo(other.ToDecimalSaturating());
+    }
+
+    public static bool operator ==(FixDecimal left, FixDecimal right) => left.Equals(right);
+
+    public static bool operator !=(FixDecimal left, FixDecimal right) => !left.Equals(right);
+
+    public override string ToString()
+    {
+        Span<byte> buffer = stackalloc byte[48];
+        return TryFormat(buffer, out int n) ? System.Text.Encoding.ASCII.GetString(buffer.Slice(0, n)) : $"{Mantissa}e{Exponent}";
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private decimal ToDecimalSaturating()
+    {
+        try
+        {
+            return ToDecimal();
+        }
+        catch (OverflowException)
+        {
+            return Mantissa < 0 ? decimal.MinValue : decimal.MaxValue;
+        }
+    }
+}

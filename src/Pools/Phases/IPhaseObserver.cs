@@ -1,0 +1,10 @@
+namespace RapidFix.Pools.Phases;
+
+/// <summary>
+/// Receives phase transitions. Observers are registered during startup and called on the thread that makes the
+/// transition, before the transition returns.
+/// </summary>
+public interface IPhaseObserver
+{
+    void OnPhaseChanged(EnginePhase from, EnginePhase to);
+}

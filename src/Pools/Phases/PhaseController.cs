@@ -1,0 +1,182 @@
+using System.Diagnostics;
+using System.Runtime;
+using RapidFix.Pools.Diagnostics;
+
+namespace RapidFix.Pools.Phases;
+
+/// <summary>
+/// Owns the engine's phase: <see cref="EnginePhase.Startup"/> → <see cref="EnginePhase.Continuous"/> →
+/// <see cref="EnginePhase.Shutdown"/>. The GC is process-wide, so one controller normally serves a whole process;
+/// tests create their own.
+/// </summary>
+/// <remarks>
+/// Pools created with a controller refuse to be created outside startup and register themselves in
+/// <see cref="Pools"/>, so their occupancy can be read at any time without allocation.
+/// Entering the continuous phase runs a full, blocking, compacting collection so that the phase starts with a
+/// clean heap, and optionally starts a no-GC region as a tripwire: if anything allocates more than the region's
+/// budget, the runtime leaves the region and <see cref="ContinuousPhaseReport.NoGcRegionHeld"/> says so.
+/// </remarks>
+public sealed class PhaseController
+{
+    private readonly object _gate = new();
+    private IPhaseObserver[] _observers = [];
+    private volatile int _phase = (int)EnginePhase.Startup;
+
+    private long _continuousStartTimestamp;
+    private long _continuousStartAllocatedBytes;
+    private int _continuousStartGen0;
+    private int _continuousStartGen1;
+    private int _continuousStartGen2;
+    private bool _noGcRegionRequested;
+
+    public PhaseController(string name = "engine")
+    {
+        Name = name;
+        Pools = new PoolRegistry();
+    }
+
+    /// <summary>A name used in log lines and traces.</summary>
+    public string Name { get; }
+
+    /// <summary>The current phase. Reading it is a volatile load: cheap enough for hot paths.</summary>
+    public EnginePhase Phase => (EnginePhase)_phase;
+
+    /// <summary>True while code may allocate freely (startup and shutdown).</summary>
+    public bool AllowsAllocation => _phase != (int)EnginePhase.Continuous;
+
+    /// <summary>Every pool created with this controller.</summary>
+    public PoolRegistry Pools { get; }
+
+    /// <summary>The report of the last continuous phase, available once shutdown has begun.</summary>
+    public ContinuousPhaseReport? LastReport { get; private set; }
+
+    /// <summary>Registers an observer. Only allowed during startup.</summary>
+    public void AddObserver(IPhaseObserver observer)
+    {
+        ArgumentNullException.ThrowIfNull(observer);
+        lock (_gate)
+        {
+            EnsureStartup("register a phase observer");
+            var next = new IPhaseObserver[_observers.Length + 1];
+            _observers.CopyTo(next, 0);
+            next[^1] = observer;
+            _observers = next;
+        }
+    }
+
+    /// <summary>Throws <see cref="PhaseViolationException"/> unless the controller is in startup.</summary>
+    /// <param name="action">What the caller tried to do, for the message.</param>
+    public void EnsureStartup(string action)
+    {
+        if (_phase != (int)EnginePhase.Startup)
+        {
+            ThrowNotStartup(action, Phase);
+        }
+    }
+
+    /// <summary>
+    /// Ends startup: runs a full blocking compacting collection, records the GC counters, optionally starts a
+    /// no-GC region of <paramref name="noGcRegionBytes"/> bytes, then tells the observers.
+    /// </summary>
+    /// <param name="noGcRegionBytes">0 for no region; otherwise the region's budget (the runtime caps it by segment size).</param>
+    /// <returns>True when a requested no-GC region was started.</returns>
+    public bool EnterContinuous(long noGcRegionBytes = 0)
+    {
+        lock (_gate)
+        {
+            EnsureStartup("enter the continuous phase");
+
+            // Everything startup left behind is garbage now: collect it while pauses are still acceptable.
+            GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+            GC.WaitForPendingFinalizers();
+            GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+
+            bool regionStarted = false;
+            if (noGcRegionBytes > 0)
+            {
+                try
+                {
+                    regionStarted = GC.TryStartNoGCRegion(noGcRegionBytes, disallowFullBlockingGC: true);
+                }
+                catch (ArgumentOutOfRangeException)
+                {
+                    // Budget larger than the runtime allows (an ephemeral segment): run without the tripwire.
+                    regionStarted = false;
+                }
+            }
+
+            _noGcRegionRequested = regionStarted;
+            _continuousStartGen0 = GC.CollectionCount(0);
+            _continuousStartGen1 = GC.CollectionCount(1);
+            _continuousStartGen2 = GC.CollectionCount(2);
+            _continuousStartAllocatedBytes = GC.GetTotalAllocatedBytes(precise: true);
+            _continuousStartTimestamp = Stopwatch.GetTimestamp();
+            _phase = (int)EnginePhase.Continuous;
+            Notify(EnginePhase.Startup, EnginePhase.Continuous);
+            return regionStarted;
+        }
+    }
+
+    /// <summary>
+    /// Ends the continuous phase (or startup, if continuous was never entered) and reports what the GC did
+    /// meanwhile. Allocation is allowed again once this returns.
+    /// </summary>
+    public ContinuousPhaseReport EnterShutdown()
+    {
+        lock (_gate)
+        {
+            var from = Phase;
+            if (from == EnginePhase.Shutdown)
+            {
+                return LastReport ?? default;
+            }
+
+            ContinuousPhaseReport report = default;
+            if (from == EnginePhase.Continuous)
+            {
+                // Read the counters before anything here allocates.
+                long allocated = GC.GetTotalAllocatedBytes(precise: true) - _continuousStartAllocatedBytes;
+                int gen0 = GC.CollectionCount(0) - _continuousStartGen0;
+                int gen1 = GC.CollectionCount(1) - _continuousStartGen1;
+                int gen2 = GC.CollectionCount(2) - _continuousStartGen2;
+                var duration = Stopwatch.GetElapsedTime(_continuousStartTimestamp);
+                bool held = false;
+                if (_noGcRegionRequested)
+                {
+                    held = GCSettings.LatencyMode == GCLatencyMode.NoGCRegion;
+                    if (held)
+                    {
+                        try
+                        {
+                            GC.EndNoGCRegion();
+                        }
+                        catch (InvalidOperationException)
+                        {
+                            // The runtime reports here that the region was exited by an induced or budget GC.
+                            held = false;
+                        }
+                    }
+                }
+
+                report = new ContinuousPhaseReport(duration, gen0, gen1, gen2, allocated, _noGcRegionRequested, held);
+                LastReport = report;
+            }
+
+            _phase = (int)EnginePhase.Shutdown;
+            Notify(from, EnginePhase.Shutdown);
+            return report;
+        }
+    }
+
+    private void Notify(EnginePhase from, EnginePhase to)
+    {
+        foreach (var observer in _observers)
+        {
+            observer.OnPhaseChanged(from, to);
+        }
+    }
+
+    private void ThrowNotStartup(string action, EnginePhase phase) =>
+        throw new PhaseViolationException($"Cannot {action} in the {phase} phase of '{Name}': only allowed during startup.");
+}
