@@ -1,7 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Numerics;
 using System.Runtime.CompilerServices;
-using System.Runtime.InteropServices;
 using RapidFix.Pools.Diagnostics;
 using RapidFix.Pools.Phases;
 
@@ -14,7 +13,9 @@ namespace RapidFix.Pools.Objects;
 /// Every item is created by the factory in the constructor; the pool never creates another. An empty pool makes
 /// <see cref="TryRent"/> return false and counts a rent failure: the caller decides how to push back (drop, reject,
 /// slow the producer). The storage is a bounded multi-producer multi-consumer ring (one sequence number per cell,
-/// as in Dmitry Vyukov's bounded queue), so rent and return are one CAS each and never allocate.
+/// as in Dmitry Vyukov's bounded queue), so rent and return are one CAS each and never allocate. A thread
+/// preempted between claiming a cell and publishing it makes the others spin briefly on that cell; it never makes
+/// them report a false empty or full pool.
 /// For items used by a single thread, <see cref="LocalObjectPool{T}"/> avoids the interlocked operations.
 /// </remarks>
 public sealed class ObjectPool<T> : IPoolStatistics where T : class
@@ -129,9 +130,15 @@ public sealed class ObjectPool<T> : IPoolStatistics where T : class
     private bool TryEnqueue(T item)
     {
         var cells = _cells;
+        SpinWait spinner = default;
         long pos = Volatile.Read(ref _enqueuePos.Value);
         while (true)
         {
+            if (pos - Volatile.Read(ref _dequeuePos.Value) >= Capacity)
+            {
+                return false; // holds every item it ever had: a double or foreign return
+            }
+
             ref Cell cell = ref cells[pos & _mask];
             long seq = Volatile.Read(ref cell.Sequence);
             long diff = seq - pos;
@@ -146,7 +153,9 @@ public sealed class ObjectPool<T> : IPoolStatistics where T : class
             }
             else if (diff < 0)
             {
-                return false; // full
+                // A renter has claimed this cell a lap ago and not released it yet (it may be preempted): wait
+                // for it rather than report a full pool that is not full.
+                spinner.SpinOnce(sleep1Threshold: -1);
             }
 
             pos = Volatile.Read(ref _enqueuePos.Value);
@@ -156,6 +165,7 @@ public sealed class ObjectPool<T> : IPoolStatistics where T : class
     private bool TryDequeue([MaybeNullWhen(false)] out T item)
     {
         var cells = _cells;
+        SpinWait spinner = default;
         long pos = Volatile.Read(ref _dequeuePos.Value);
         while (true)
         {
@@ -174,8 +184,14 @@ public sealed class ObjectPool<T> : IPoolStatistics where T : class
             }
             else if (diff < 0)
             {
-                item = null;
-                return false; // empty
+                if (Volatile.Read(ref _enqueuePos.Value) <= pos)
+                {
+                    item = null;
+                    return false; // empty
+                }
+
+                // A returner has claimed this cell and not published its item yet: wait for it.
+                spinner.SpinOnce(sleep1Threshold: -1);
             }
 
             pos = Volatile.Read(ref _dequeuePos.Value);
@@ -186,13 +202,5 @@ public sealed class ObjectPool<T> : IPoolStatistics where T : class
     {
         public long Sequence;
         public T? Item;
-    }
-
-    /// <summary>A long alone on its cache line, so producers and consumers do not false-share.</summary>
-    [StructLayout(LayoutKind.Explicit, Size = 128)]
-    private struct PaddedLong
-    {
-        [FieldOffset(64)]
-        public long Value;
     }
 }
