@@ -1,0 +1,667 @@
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using RapidFix.Engine.Dictionary;
+using RapidFix.Engine.Fields;
+
+namespace RapidFix.Engine.Codec;
+
+/// <summary>
+/// A flyweight view of one FIX tag=value message: an index of field offsets over the message bytes, built in one
+/// pass, with typed getters that read straight from the bytes. Nothing is copied or allocated per message; the
+/// view is reused for message after message (pool it, or keep one per session).
+/// </summary>
+/// <remarks>
+/// <para><see cref="Parse(byte[], int, int, DataDictionary?)"/> wraps bytes the caller owns (usually a receive
+/// buffer): the view is valid while those bytes are. <see cref="ParseCopy"/> copies into the view's own buffer
+/// first, so the view outlives the source.</para>
+/// <para>With a <see cref="DataDictionary"/>, the parse also resolves the structure: header, body and trailer,
+/// repeating groups (nested to any depth), fields repeated or out of order. <see cref="Validation.MessageValidator"/>
+/// then checks values against the dictionary. Without one, every field is a top-level field and groups are not
+/// resolved.</para>
+/// </remarks>
+public sealed partial class FixMessage : IFieldAccessor
+{
+    private const int NoField = -1;
+
+    private readonly byte[] _own;
+    private readonly FieldEntry[] _fields;
+    private readonly long[] _index;
+    private readonly GroupInstance[] _groups;
+    private readonly EntryInfo[] _entries;
+    private readonly int[] _entryOrder;
+
+    private byte[] _buffer = [];
+    private int _start;
+    private int _length;
+    private int _count;
+    private int _generation;
+    private int _groupCount;
+    private int _entryCount;
+    private DataDictionary? _dictionary;
+    private MessageDefinition? _definition;
+    private FixParseError _error;
+    private int _errorOffset;
+    private int _outOfOrderTag;
+    private bool _hasOutOfOrder;
+    private int _repeatedTag;
+    private bool _hasRepeated;
+
+    public FixMessage()
+        : this(FixMessageOptions.Default)
+    {
+    }
+
+    public FixMessage(FixMessageOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        Options = options;
+        _own = GC.AllocateUninitializedArray<byte>(options.MaxMessageSize, pinned: false);
+        _fields = new FieldEntry[options.MaxFields];
+        _index = new long[options.MaxIndexedTag + 1];
+        _groups = new GroupInstance[Math.Max(1, options.MaxGroupEntries / 2)];
+        _entries = new EntryInfo[options.MaxGroupEntries];
+        _entryOrder = new int[options.MaxGroupEntries];
+    }
+
+    /// <summary>The table sizes this view was created with.</summary>
+    public FixMessageOptions Options { get; }
+
+    /// <summary>The result of the last parse.</summary>
+    public FixParseError Error => _error;
+
+    /// <summary>For a parse error: the offset in the message where it was found.</summary>
+    public int ErrorOffset => _errorOffset;
+
+    /// <summary>True when the last parse succeeded.</summary>
+    public bool IsParsed => _error == FixParseError.None && _count > 0;
+
+    /// <summary>The dictionary the structure was resolved with (null when parsed without one).</summary>
+    public DataDictionary? Dictionary => _dictionary;
+
+    /// <summary>The dictionary's definition of this message type, or null (no dictionary, or unknown MsgType).</summary>
+    public MessageDefinition? Definition => _definition;
+
+    /// <summary>The whole message, "8=" through the SOH after the CheckSum.</summary>
+    public ReadOnlySpan<byte> Bytes => new(_buffer, _start, _length);
+
+    /// <summary>The array holding the message bytes (the caller's, or the view's own after <see cref="ParseCopy"/>).</summary>
+    public byte[] Buffer => _buffer;
+
+    /// <summary>Offset of the message in <see cref="Buffer"/>.</summary>
+    public int Offset => _start;
+
+    /// <summary>Length of the message in bytes.</summary>
+    public int Length => _length;
+
+    /// <summary>Number of fields, all levels included.</summary>
+    public int FieldCount => _count;
+
+    /// <summary>BeginString (8) value.</summary>
+    public ReadOnlySpan<byte> BeginString => _count > 0 ? ValueAt(0) : default;
+
+    /// <summary>MsgType (35) value.</summary>
+    public ReadOnlySpan<byte> MsgType => _count > 2 ? ValueAt(2) : default;
+
+    /// <summary>True when a header field was found after a body field, or a body field after the trailer.</summary>
+    public bool HasFieldOutOfOrder => _hasOutOfOrder;
+
+    /// <summary>The first field found out of order (valid when <see cref="HasFieldOutOfOrder"/>).</summary>
+    public int FieldOutOfOrderTag => _outOfOrderTag;
+
+    /// <summary>True when a top-level tag appears more than once.</summary>
+    public bool HasRepeatedTag => _hasRepeated;
+
+    /// <summary>The first repeated top-level tag (valid when <see cref="HasRepeatedTag"/>).</summary>
+    public int RepeatedTag => _repeatedTag;
+
+    /// <summary>
+    /// Parses a complete, framed message (see <see cref="FixFramer"/>) held in <paramref name="buffer"/> without
+    /// copying it. The view refers to the buffer until the next parse.
+    /// </summary>
+    /// <returns><see cref="FixParseError.None"/>, or why the message is garbled.</returns>
+    public FixParseError Parse(byte[] buffer, int offset, int length, DataDictionary? dictionary = null)
+    {
+        ArgumentNullException.ThrowIfNull(buffer);
+        if ((uint)offset > (uint)buffer.Length || (uint)length > (uint)(buffer.Length - offset))
+        {
+            ThrowOutOfRange();
+        }
+
+        _buffer = buffer;
+        _start = offset;
+        _length = length;
+        return ParseCore(dictionary);
+    }
+
+    /// <summary>Copies <paramref name="message"/> into the view's own buffer and parses it there.</summary>
+    public FixParseError ParseCopy(ReadOnlySpan<byte> message, DataDictionary? dictionary = null)
+    {
+        if (message.Length > _own.Length)
+        {
+            Reset(dictionary);
+            return Fail(FixParseError.MessageTooLarge, 0);
+        }
+
+        message.CopyTo(_own);
+        _buffer = _own;
+        _start = 0;
+        _length = message.Length;
+        return ParseCore(dictionary);
+    }
+
+    /// <summary>Copies another view's message into this view's own buffer and parses it with the same dictionary.</summary>
+    public FixParseError CopyFrom(FixMessage other) => ParseCopy(other.Bytes, other._dictionary);
+
+    private FixParseError ParseCore(DataDictionary? dictionary)
+    {
+        Reset(dictionary);
+        if (!Split())
+        {
+            return _error;
+        }
+
+        if (dictionary is null)
+        {
+            IndexAllFields();
+        }
+        else if (!Structure(dictionary))
+        {
+            return _error;
+        }
+
+        return FixParseError.None;
+    }
+
+    private void Reset(DataDictionary? dictionary)
+    {
+        _count = 0;
+        _groupCount = 0;
+        _entryCount = 0;
+        _dictionary = dictionary;
+        _definition = null;
+        _error = FixParseError.None;
+        _errorOffset = 0;
+        _hasOutOfOrder = false;
+        _hasRepeated = false;
+        _outOfOrderTag = 0;
+        _repeatedTag = 0;
+        if (++_generation == int.MaxValue)
+        {
+            // Stale entries carry old generations; after a wrap they could match again, so start clean.
+            Array.Clear(_index);
+            _generation = 1;
+        }
+    }
+
+    private FixParseError Fail(FixParseError error, int offset)
+    {
+        _error = error;
+        _errorOffset = offset;
+        return error;
+    }
+
+    /// <summary>Splits the bytes into (tag, value) entries: one pass, one vectorized SOH search per field.</summary>
+    private bool Split()
+    {
+        byte[] buffer = _buffer;
+        int pos = _start;
+        int end = _start + _length;
+        var fields = _fields;
+        var dictionary = _dictionary;
+        int count = 0;
+        ref byte data = ref MemoryMarshal.GetArrayDataReference(buffer);
+
+        while (pos < end)
+        {
+            int tagStart = pos;
+            bool negative = false;
+            if (Unsafe.Add(ref data, pos) == (byte)'-')
+            {
+                negative = true; // kept so that a Reject can quote the tag (InvalidTagNumber), as QuickFIX does
+                pos++;
+            }
+
+            int tag = 0;
+            int digits = 0;
+            while (pos < end)
+            {
+                uint d = (uint)(Unsafe.Add(ref data, pos) - '0');
+                if (d > 9)
+                {
+                    break;
+                }
+
+                tag = (tag * 10) + (int)d;
+                pos++;
+                if (++digits > 9)
+                {
+                    Fail(FixParseError.InvalidTag, tagStart - _start);
+                    return false;
+                }
+            }
+
+            if (pos >= end || Unsafe.Add(ref data, pos) != (byte)'=')
+            {
+                Fail(digits == 0 || (pos < end && Unsafe.Add(ref data, pos) != 1) ? FixParseError.InvalidTag : FixParseError.MissingEquals, tagStart - _start);
+                return false;
+            }
+
+            if (digits == 0)
+            {
+                Fail(FixParseError.InvalidTag, tagStart - _start);
+                return false;
+            }
+
+            if (negative)
+            {
+                tag = -tag;
+            }
+
+            int valueStart = ++pos;
+            int valueLength;
+            int lengthTag = dictionary is null ? DefaultLengthTagOf(tag) : dictionary.LengthTagOf(tag);
+            if (lengthTag != 0 && count > 0 && fields[count - 1].Tag == lengthTag &&
+                FixValue.TryParseNonNegativeInt(new ReadOnlySpan<byte>(buffer, fields[count - 1].Offset, fields[count - 1].Length), out int dataLength))
+            {
+                // A data field may contain SOH: its length comes from the preceding Length field.
+                if (dataLength >= end - valueStart || Unsafe.Add(ref data, valueStart + dataLength) != 1)
+                {
+                    Fail(FixParseError.DataLengthMismatch, valueStart - _start);
+                    return false;
+                }
+
+                valueLength = dataLength;
+            }
+            else
+            {
+                valueLength = new ReadOnlySpan<byte>(buffer, valueStart, end - valueStart).IndexOf((byte)1);
+                if (valueLength < 0)
+                {
+                    Fail(FixParseError.MissingDelimiter, valueStart - _start);
+                    return false;
+                }
+            }
+
+            if (count == fields.Length)
+            {
+                Fail(FixParseError.TooManyFields, tagStart - _start);
+                return false;
+            }
+
+            ref FieldEntry entry = ref fields[count++];
+            entry.Tag = tag;
+            entry.Offset = valueStart;
+            entry.Length = valueLength;
+            entry.Scope = 0;
+            pos = valueStart + valueLength + 1;
+        }
+
+        _count = count;
+        if (count < 4 || fields[0].Tag != Tags.BeginString || fields[1].Tag != Tags.BodyLength || fields[2].Tag != Tags.MsgType)
+        {
+            Fail(FixParseError.FirstThreeFieldsOutOfOrder, 0);
+            return false;
+        }
+
+        if (fields[count - 1].Tag != Tags.CheckSum)
+        {
+            Fail(FixParseError.MissingCheckSum, fields[count - 1].Offset - _start);
+            return false;
+        }
+
+        return true;
+    }
+
+    private void IndexAllFields()
+    {
+        for (int i = 0; i < _count; i++)
+        {
+            IndexTopLevel(i);
+        }
+    }
+
+    /// <summary>Resolves sections and groups with the dictionary; records out-of-order and repeated fields.</summary>
+    private bool Structure(DataDictionary dictionary)
+    {
+        dictionary.TryGetMessage(MsgType, out _definition);
+        var definition = _definition;
+        var fields = _fields;
+        int count = _count;
+        const int InHeader = 0, InBody = 1, InTrailer = 2;
+        int section = InHeader;
+        int i = 0;
+        while (i < count)
+        {
+            int tag = fields[i].Tag;
+            GroupDefinition? group;
+            if (dictionary.IsHeaderField(tag))
+            {
+                if (section != InHeader)
+                {
+                    RecordOutOfOrder(tag);
+                }
+
+                IndexTopLevel(i);
+                group = dictionary.Header.GetGroup(tag);
+            }
+            else if (dictionary.IsTrailerField(tag))
+            {
+                section = InTrailer;
+                IndexTopLevel(i);
+                group = null;
+            }
+            else
+            {
+                if (section == InTrailer)
+                {
+                    RecordOutOfOrder(tag);
+                }
+                else
+                {
+                    section = InBody;
+                }
+
+                IndexTopLevel(i);
+                group = definition?.GetGroup(tag);
+            }
+
+            i = group is null ? i + 1 : ParseGroup(i, group, 0);
+            if (_error != FixParseError.None)
+            {
+                return false;
+            }
+        }
+
+        if (_groupCount > 0)
+        {
+            OrderEntries();
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Reads the entries of the group whose count field is at <paramref name="countIndex"/>: every entry starts
+    /// with the delimiter field; the group ends at the first field that does not belong to it.
+    /// </summary>
+    private int ParseGroup(int countIndex, GroupDefinition definition, int parentScope)
+    {
+        var fields = _fields;
+        if (_groupCount == _groups.Length)
+        {
+            Fail(FixParseError.TooManyGroupEntries, fields[countIndex].Offset - _start);
+            return _count;
+        }
+
+        int declared = FixValue.TryParseNonNegativeInt(ValueAt(countIndex), out int n) ? n : -1;
+        int instance = _groupCount++;
+        ref GroupInstance g = ref _groups[instance];
+        g.CountTag = fields[countIndex].Tag;
+        g.CountFieldIndex = countIndex;
+        g.Declared = declared;
+        g.Actual = 0;
+        g.ParentScope = parentScope;
+        g.Definition = definition;
+
+        int delimiter = definition.DelimiterTag;
+        int j = countIndex + 1;
+        int entryScope = 0;
+        int entries = 0;
+        while (j < _count)
+        {
+            int tag = fields[j].Tag;
+            if (tag == delimiter)
+            {
+                if (entries > 0)
+                {
+                    _entries[entryScope - 1].EndField = j;
+                }
+
+                if (_entryCount == _entries.Length)
+                {
+                    Fail(FixParseError.TooManyGroupEntries, fields[j].Offset - _start);
+                    return _count;
+                }
+
+                entryScope = ++_entryCount;
+                ref EntryInfo e = ref _entries[entryScope - 1];
+                e.FirstField = j;
+                e.EndField = j + 1;
+                e.Instance = instance;
+                entries++;
+                fields[j].Scope = entryScope;
+                j++;
+                continue;
+            }
+
+            if (entries == 0 || !definition.Contains(tag))
+            {
+                break;
+            }
+
+            fields[j].Scope = entryScope;
+            var nested = definition.GetGroup(tag);
+            j = nested is null ? j + 1 : ParseGroup(j, nested, entryScope);
+            if (_error != FixParseError.None)
+            {
+                return _count;
+            }
+        }
+
+        if (entries > 0)
+        {
+            _entries[entryScope - 1].EndField = j;
+        }
+
+        _groups[instance].Actual = entries;
+        return j;
+    }
+
+    /// <summary>Lays out each group instance's entries contiguously (nested groups interleave them during the parse).</summary>
+    private void OrderEntries()
+    {
+        int offset = 0;
+        for (int g = 0; g < _groupCount; g++)
+        {
+            ref GroupInstance instance = ref _groups[g];
+            instance.OrderStart = offset;
+            instance.Filled = 0;
+            offset += instance.Actual;
+        }
+
+        for (int e = 0; e < _entryCount; e++)
+        {
+            ref GroupInstance instance = ref _groups[_entries[e].Instance];
+            _entryOrder[instance.OrderStart + instance.Filled++] = e;
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void IndexTopLevel(int fieldIndex)
+    {
+        int tag = _fields[fieldIndex].Tag;
+        var index = _index;
+        if ((uint)tag < (uint)index.Length)
+        {
+            long slot = index[tag];
+            if ((int)(slot >> 32) == _generation)
+            {
+                RecordRepeated(tag);
+                return;
+            }
+
+            index[tag] = ((long)_generation << 32) | (uint)fieldIndex;
+        }
+        else if (tag > 0 && FindTopLevelByScan(tag, fieldIndex) != NoField)
+        {
+            RecordRepeated(tag);
+        }
+    }
+
+    private void RecordRepeated(int tag)
+    {
+        if (!_hasRepeated)
+        {
+            _hasRepeated = true;
+            _repeatedTag = tag;
+        }
+    }
+
+    private void RecordOutOfOrder(int tag)
+    {
+        if (!_hasOutOfOrder)
+        {
+            _hasOutOfOrder = true;
+            _outOfOrderTag = tag;
+        }
+    }
+
+    /// <summary>Index of the top-level field <paramref name="tag"/>, or -1.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal int FindTopLevel(int tag)
+    {
+        var index = _index;
+        if ((uint)tag < (uint)index.Length)
+        {
+            long slot = index[tag];
+            return (int)(slot >> 32) == _generation ? (int)slot : NoField;
+        }
+
+        return FindTopLevelByScan(tag, _count);
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private int FindTopLevelByScan(int tag, int before)
+    {
+        var fields = _fields;
+        for (int i = 0; i < before; i++)
+        {
+            if (fields[i].Tag == tag && fields[i].Scope == 0)
+            {
+                return i;
+            }
+        }
+
+        return NoField;
+    }
+
+    /// <summary>Index of field <paramref name="tag"/> in the given scope, or -1.</summary>
+    internal int Find(FieldScope scope, int tag)
+    {
+        if (scope.Id == 0)
+        {
+            return FindTopLevel(tag);
+        }
+
+        if ((uint)(scope.Id - 1) >= (uint)_entryCount)
+        {
+            return NoField;
+        }
+
+        ref EntryInfo e = ref _entries[scope.Id - 1];
+        var fields = _fields;
+        for (int i = e.FirstField; i < e.EndField; i++)
+        {
+            if (fields[i].Tag == tag && fields[i].Scope == scope.Id)
+            {
+                return i;
+            }
+        }
+
+        return NoField;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal ReadOnlySpan<byte> ValueAt(int fieldIndex)
+    {
+        ref FieldEntry f = ref _fields[fieldIndex];
+        return new ReadOnlySpan<byte>(_buffer, f.Offset, f.Length);
+    }
+
+    /// <summary>Tag of the field at position <paramref name="fieldIndex"/> (wire order, all levels).</summary>
+    public int GetTag(int fieldIndex) => (uint)fieldIndex < (uint)_count ? _fields[fieldIndex].Tag : ThrowIndex();
+
+    /// <summary>Value of the field at position <paramref name="fieldIndex"/>.</summary>
+    public ReadOnlySpan<byte> GetValueAt(int fieldIndex) => (uint)fieldIndex < (uint)_count ? ValueAt(fieldIndex) : default;
+
+    /// <summary>The scope (message or group entry) of the field at position <paramref name="fieldIndex"/>.</summary>
+    public FieldScope GetScopeAt(int fieldIndex) => (uint)fieldIndex < (uint)_count ? new FieldScope(_fields[fieldIndex].Scope) : default;
+
+    /// <summary>Offset, within the message, of the value of the field at <paramref name="fieldIndex"/>.</summary>
+    public int GetValueOffsetAt(int fieldIndex) => (uint)fieldIndex < (uint)_count ? _fields[fieldIndex].Offset - _start : ThrowIndex();
+
+    internal ref readonly FieldEntry FieldAt(int fieldIndex) => ref _fields[fieldIndex];
+
+    internal int GroupInstanceCount => _groupCount;
+
+    internal ref readonly GroupInstance GroupAt(int instance) => ref _groups[instance];
+
+    internal int EntryCount => _entryCount;
+
+    internal ref readonly EntryInfo EntryAt(int entry) => ref _entries[entry];
+
+    /// <summary>The entry (0-based index into the entry table) that is the <paramref name="k"/>-th entry of an instance.</summary>
+    internal int EntryOfInstance(int instance, int k) => _entryOrder[_groups[instance].OrderStart + k];
+
+    /// <summary>
+    /// The standard data fields (Length tag before data tag) used when parsing without a dictionary, so that a
+    /// RawData or Signature containing SOH still splits correctly.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int DefaultLengthTagOf(int tag) => tag switch
+    {
+        89 => 93,   // Signature / SignatureLength
+        91 => 90,   // SecureData / SecureDataLen
+        96 => 95,   // RawData / RawDataLength
+        213 => 212, // XmlData / XmlDataLen
+        349 => 348, // EncodedIssuer
+        351 => 350, // EncodedSecurityDesc
+        353 => 352, // EncodedListExecInst
+        355 => 354, // EncodedText
+        357 => 356, // EncodedSubject
+        359 => 358, // EncodedHeadline
+        361 => 360, // EncodedAllocText
+        363 => 362, // EncodedUnderlyingIssuer
+        365 => 364, // EncodedUnderlyingSecurityDesc
+        446 => 445, // EncodedListStatusText
+        619 => 618, // EncodedLegIssuer
+        622 => 621, // EncodedLegSecurityDesc
+        _ => 0,
+    };
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowOutOfRange() => throw new ArgumentOutOfRangeException("offset", "offset and length must lie within the buffer");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int ThrowIndex() => throw new ArgumentOutOfRangeException("fieldIndex");
+
+    /// <summary>One field: tag, where its value is in the buffer, and which scope it belongs to (0 = message).</summary>
+    internal struct FieldEntry
+    {
+        public int Tag;
+        public int Offset;
+        public int Length;
+        public int Scope;
+    }
+
+    /// <summary>One occurrence of a repeating group in the message.</summary>
+    internal struct GroupInstance
+    {
+        public int CountTag;
+        public int CountFieldIndex;
+        public int Declared;
+        public int Actual;
+        public int ParentScope;
+        public int OrderStart;
+        public int Filled;
+        public GroupDefinition Definition;
+    }
+
+    /// <summary>One entry of a group: fields [FirstField, EndField) with this entry's scope (nested ones excluded by scope).</summary>
+    internal struct EntryInfo
+    {
+        public int FirstField;
+        public int EndField;
+        public int Instance;
+    }
+}

@@ -1,0 +1,206 @@
+using System.Runtime.CompilerServices;
+
+namespace RapidFix.Engine.Fields;
+
+/// <summary>
+/// Parsing and formatting of FIX text values (int, long, bool, char) over byte spans. Strict: FIX forbids '+',
+/// spaces and exponents; overflow fails rather than wraps.
+/// </summary>
+public static class FixValue
+{
+    /// <summary>Parses an int: optional '-', then 1 or more digits.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryParseInt(ReadOnlySpan<byte> text, out int value)
+    {
+        if (TryParseLong(text, out long v) && v >= int.MinValue && v <= int.MaxValue)
+        {
+            value = (int)v;
+            return true;
+        }
+
+        value = 0;
+        return false;
+    }
+
+    /// <summary>Parses a long: optional '-', then 1 to 19 digits (overflow fails).</summary>
+    public static bool TryParseLong(ReadOnlySpan<byte> text, out long value)
+    {
+        value = 0;
+        int i = 0;
+        bool negative = false;
+        if (text.Length != 0 && text[0] == (byte)'-')
+        {
+            negative = true;
+            i = 1;
+        }
+
+        if (i == text.Length)
+        {
+            return false;
+        }
+
+        ulong acc = 0;
+        for (; i < text.Length; i++)
+        {
+            uint d = (uint)(text[i] - '0');
+            if (d > 9)
+            {
+                return false;
+            }
+
+            if (acc > (ulong.MaxValue - d) / 10)
+            {
+                return false;
+            }
+
+            acc = (acc * 10) + d;
+        }
+
+        if (negative)
+        {
+            if (acc > (ulong)long.MaxValue + 1)
+            {
+                return false;
+            }
+
+            value = (long)(0 - acc);
+            return true;
+        }
+
+        if (acc > long.MaxValue)
+        {
+            return false;
+        }
+
+        value = (long)acc;
+        return true;
+    }
+
+    /// <summary>Parses a non-negative int (SeqNum, Length, NumInGroup, TagNum): digits only.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool TryParseNonNegativeInt(ReadOnlySpan<byte> text, out int value)
+    {
+        value = 0;
+        if (text.Length == 0 || text.Length > 10)
+        {
+            return false;
+        }
+
+        long acc = 0;
+        foreach (byte b in text)
+        {
+            uint d = (uint)(b - '0');
+            if (d > 9)
+            {
+                return false;
+            }
+
+            acc = (acc * 10) + d;
+        }
+
+        if (acc > int.MaxValue)
+        {
+            return false;
+        }
+
+        value = (int)acc;
+        return true;
+    }
+
+    /// <summary>Parses a FIX Boolean: 'Y' or 'N'.</summary>
+    public static bool TryParseBool(ReadOnlySpan<byte> text, out bool value)
+    {
+        value = false;
+        if (text.Length != 1)
+        {
+            return false;
+        }
+
+        if (text[0] == (byte)'Y')
+        {
+            value = true;
+            return true;
+        }
+
+        return text[0] == (byte)'N';
+    }
+
+    /// <summary>Number of decimal digits of a non-negative value (1 for 0).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int CountDigits(ulong value)
+    {
+        int n = 1;
+        while (value >= 10_000)
+        {
+            value /= 10_000;
+            n += 4;
+        }
+
+        if (value >= 10)
+        {
+            n++;
+            if (value >= 100)
+            {
+                n++;
+                if (value >= 1000)
+                {
+                    n++;
+                }
+            }
+        }
+
+        return n;
+    }
+
+    /// <summary>Writes a long in decimal; returns the bytes written, or 0 when <paramref name="destination"/> is too small.</summary>
+    public static int FormatLong(long value, Span<byte> destination)
+    {
+        ulong magnitude;
+        int pos = 0;
+        if (value < 0)
+        {
+            if (destination.Length == 0)
+            {
+                return 0;
+            }
+
+            destination[0] = (byte)'-';
+            pos = 1;
+            magnitude = (ulong)(-(value + 1)) + 1;
+        }
+        else
+        {
+            magnitude = (ulong)value;
+        }
+
+        int digits = CountDigits(magnitude);
+        if (pos + digits > destination.Length)
+        {
+            return 0;
+        }
+
+        WriteDigits(magnitude, destination.Slice(pos, digits));
+        return pos + digits;
+    }
+
+    /// <summary>Writes exactly <paramref name="destination"/>.Length digits of <paramref name="value"/>, zero-padded on the left.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void WriteDigits(ulong value, Span<byte> destination)
+    {
+        for (int i = destination.Length - 1; i >= 0; i--)
+        {
+            ulong q = value / 10;
+            destination[i] = (byte)('0' + (int)(value - (q * 10)));
+            value = q;
+        }
+    }
+
+    /// <summary>Writes a two-digit zero-padded number (0..99).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void Write2(uint value, ref byte destination)
+    {
+        uint q = value / 10;
+        destination = (byte)('0' + q);
+        Unsafe.Add(ref destination, 1) = (byte)('0' + (value - (q * 10)));
+    }
+}

@@ -1,0 +1,67 @@
+using System.Diagnostics;
+
+namespace RapidFix.Engine.Time;
+
+/// <summary>
+/// The engine's wall clock: UTC nanoseconds since 1970 from the monotonic high-resolution counter plus an offset
+/// taken from the system clock. Reading it is one Stopwatch read and a multiply: no system call for the time of
+/// day, no allocation, no time-zone work (never DateTime.Now). <see cref="Recalibrate"/> realigns it with the system
+/// clock; the session timer calls it periodically so drift stays far below a millisecond.
+/// </summary>
+public sealed class EngineClock
+{
+    private static readonly long UnixEpochTicks = DateTime.UnixEpoch.Ticks;
+    private static readonly double NanosPerStopwatchTick = 1_000_000_000.0 / Stopwatch.Frequency;
+
+    private long _baseUnixNanos;
+    private long _baseStopwatch;
+    private readonly object _gate = new();
+    private int _version; // seqlock: odd while Recalibrate is writing the pair
+
+    public EngineClock()
+    {
+        Recalibrate();
+    }
+
+    /// <summary>A process-wide instance for code that has no clock of its own.</summary>
+    public static EngineClock Shared { get; } = new();
+
+    /// <summary>Current UTC time in nanoseconds since the Unix epoch.</summary>
+    public long UtcNowNanos
+    {
+        get
+        {
+            long baseNanos, baseStopwatch;
+            int version;
+            do
+            {
+                version = Volatile.Read(ref _version);
+                baseStopwatch = Volatile.Read(ref _baseStopwatch);
+                baseNanos = Volatile.Read(ref _baseUnixNanos);
+            }
+            while ((version & 1) != 0 || version != Volatile.Read(ref _version));
+
+            return baseNanos + (long)((Stopwatch.GetTimestamp() - baseStopwatch) * NanosPerStopwatchTick);
+        }
+    }
+
+    /// <summary>Current UTC time as a <see cref="DateTime"/> (a struct: no allocation).</summary>
+    public DateTime UtcNow => new(UnixEpochTicks + (UtcNowNanos / 100), DateTimeKind.Utc);
+
+    /// <summary>Monotonic timestamp for measuring intervals (Stopwatch ticks).</summary>
+    public static long Timestamp => Stopwatch.GetTimestamp();
+
+    /// <summary>Re-reads the system clock. Allocation-free; safe to call from a timer in the continuous phase.</summary>
+    public void Recalibrate()
+    {
+        long sw = Stopwatch.GetTimestamp();
+        long now = (DateTime.UtcNow.Ticks - UnixEpochTicks) * 100;
+        lock (_gate)
+        {
+            Interlocked.Increment(ref _version);
+            Volatile.Write(ref _baseStopwatch, sw);
+            Volatile.Write(ref _baseUnixNanos, now);
+            Interlocked.Increment(ref _version);
+        }
+    }
+}

@@ -1,0 +1,395 @@
+using System.Runtime.CompilerServices;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Dictionary;
+using RapidFix.Engine.Fields;
+
+namespace RapidFix.Engine.Validation;
+
+/// <summary>
+/// Checks a parsed <see cref="FixMessage"/> against its data dictionary and returns the first problem as a FIX
+/// SessionRejectReason and tag. Allocation-free; on a valid message it is one pass over the fields.
+/// </summary>
+/// <remarks>
+/// When a message has several problems, the one reported is the one QuickFIX reports, so that counterparties see
+/// the same Reject from either engine: fields out of order first, then MsgType, then required fields (header,
+/// trailer, body, in dictionary order), then per section (header, trailer, body, then groups entry by entry) a
+/// repeated tag, then the field with the lowest tag among those with a problem, its checks in the order value
+/// present, data format, tag defined, value allowed, tag defined for the message type, NumInGroup count.
+/// </remarks>
+public sealed class MessageValidator
+{
+    private const int SectionHeader = 0;
+    private const int SectionTrailer = 1;
+    private const int SectionBody = 2;
+
+    private readonly DataDictionary _dictionary;
+    private readonly bool _checkOrder;
+    private readonly bool _checkHaveValues;
+    private readonly bool _checkUserDefined;
+    private readonly bool _allowUnknownFields;
+    private readonly bool _allowUnknownEnums;
+    private readonly int _userMin;
+
+    public MessageValidator(DataDictionary dictionary, ValidationOptions? options = null)
+    {
+        ArgumentNullException.ThrowIfNull(dictionary);
+        options ??= ValidationOptions.Default;
+        _dictionary = dictionary;
+        Options = options;
+        _checkOrder = options.CheckFieldsOutOfOrder;
+        _checkHaveValues = options.CheckFieldsHaveValues;
+        _checkUserDefined = options.CheckUserDefinedFields;
+        _allowUnknownFields = options.AllowUnknownMessageFields;
+        _allowUnknownEnums = options.AllowUnknownEnumValues;
+        _userMin = options.UserDefinedTagMin;
+    }
+
+    public DataDictionary Dictionary => _dictionary;
+
+    public ValidationOptions Options { get; }
+
+    /// <summary>Validates a message parsed with this validator's dictionary.</summary>
+    public ValidationResult Validate(FixMessage message)
+    {
+        if (!message.IsParsed)
+        {
+            return new ValidationResult(ValidationOutcome.Garbled, SessionRejectReason.Other, 0, false);
+        }
+
+        if (!ReferenceEquals(message.Dictionary, _dictionary))
+        {
+            ThrowWrongDictionary();
+        }
+
+        if (_checkOrder && message.HasFieldOutOfOrder)
+        {
+            return ValidationResult.RejectFor(SessionRejectReason.TagSpecifiedOutOfRequiredOrder, message.FieldOutOfOrderTag);
+        }
+
+        var definition = message.Definition;
+        if (definition is null)
+        {
+            return _dictionary.IsEnumeratedMsgType(message.MsgType)
+                ? new ValidationResult(ValidationOutcome.UnsupportedMessageType, SessionRejectReason.InvalidMsgType, Tags.MsgType, false)
+                : ValidationResult.RejectWithoutTag(SessionRejectReason.InvalidMsgType);
+        }
+
+        if (MissingRequired(message, _dictionary.Header.RequiredTags, out int missing) ||
+            MissingRequired(message, _dictionary.Trailer.RequiredTags, out missing) ||
+            MissingRequired(message, definition.RequiredTags, out missing))
+        {
+            return ValidationResult.RejectFor(SessionRejectReason.RequiredTagMissing, missing);
+        }
+
+        return CheckFields(message, definition);
+    }
+
+    private static bool MissingRequired(FixMessage message, int[] required, out int tag)
+    {
+        foreach (int t in required)
+        {
+            if (message.FindTopLevel(t) < 0)
+            {
+                tag = t;
+                return true;
+            }
+        }
+
+        tag = 0;
+        return false;
+    }
+
+    /// <summary>One pass over the top-level fields keeping, per section, the problem with the lowest tag.</summary>
+    private ValidationResult CheckFields(FixMessage message, MessageDefinition definition)
+    {
+        var dictionary = _dictionary;
+        Problem header = default, trailer = default, body = default;
+
+        int repeatedSection = -1;
+        if (message.HasRepeatedTag)
+        {
+            int t = message.RepeatedTag;
+            repeatedSection = dictionary.IsHeaderField(t) ? SectionHeader : dictionary.IsTrailerField(t) ? SectionTrailer : SectionBody;
+        }
+
+        int count = message.FieldCount;
+        for (int i = 0; i < count; i++)
+        {
+            ref readonly var f = ref message.FieldAt(i);
+            if (f.Scope != 0)
+            {
+                continue;
+            }
+
+            int tag = f.Tag;
+            if (dictionary.IsHeaderField(tag))
+            {
+                if (header.IsSet && tag >= header.Tag)
+                {
+                    continue;
+                }
+
+                var reason = CheckField(message, i, dictionary.Header, isBody: false);
+                if (reason != NoProblem)
+                {
+                    header = new Problem(tag, reason);
+                }
+            }
+            else if (dictionary.IsTrailerField(tag))
+            {
+                if (trailer.IsSet && tag >= trailer.Tag)
+                {
+                    continue;
+                }
+
+                var reason = CheckField(message, i, dictionary.Trailer, isBody: false);
+                if (reason != NoProblem)
+                {
+                    trailer = new Problem(tag, reason);
+                }
+            }
+            else
+            {
+                if (body.IsSet && tag >= body.Tag)
+                {
+                    continue;
+                }
+
+                var reason = CheckField(message, i, definition, isBody: true);
+                if (reason != NoProblem)
+                {
+                    body = new Problem(tag, reason);
+                }
+            }
+        }
+
+        if (repeatedSection == SectionHeader)
+        {
+            return ValidationResult.RejectFor(SessionRejectReason.TagAppearsMoreThanOnce, message.RepeatedTag);
+        }
+
+        if (header.IsSet)
+        {
+            return header.ToResult();
+        }
+
+        if (message.GroupInstanceCount > 0)
+        {
+            var r = CheckGroups(message, 0, inHeader: true);
+            if (!r.IsValid)
+            {
+                return r;
+            }
+        }
+
+        if (repeatedSection == SectionTrailer)
+        {
+            return ValidationResult.RejectFor(SessionRejectReason.TagAppearsMoreThanOnce, message.RepeatedTag);
+        }
+
+        if (trailer.IsSet)
+        {
+            return trailer.ToResult();
+        }
+
+        if (repeatedSection == SectionBody)
+        {
+            return ValidationResult.RejectFor(SessionRejectReason.TagAppearsMoreThanOnce, message.RepeatedTag);
+        }
+
+        if (body.IsSet)
+        {
+            return body.ToResult();
+        }
+
+        return message.GroupInstanceCount > 0 ? CheckGroups(message, 0, inHeader: false) : ValidationResult.Valid;
+    }
+
+    /// <summary>Checks the entries of every group directly inside <paramref name="parentScope"/>, in wire order.</summary>
+    private ValidationResult CheckGroups(FixMessage message, int parentScope, bool inHeader)
+    {
+        int instances = message.GroupInstanceCount;
+        for (int g = 0; g < instances; g++)
+        {
+            ref readonly var group = ref message.GroupAt(g);
+            if (group.ParentScope != parentScope)
+            {
+                continue;
+            }
+
+            if (parentScope == 0 && _dictionary.IsHeaderField(group.CountTag) != inHeader)
+            {
+                continue;
+            }
+
+            for (int k = 0; k < group.Actual; k++)
+            {
+                int entry = message.EntryOfInstance(g, k);
+                var r = CheckEntry(message, entry, group.Definition);
+                if (!r.IsValid)
+                {
+                    return r;
+                }
+            }
+        }
+
+        return ValidationResult.Valid;
+    }
+
+    private ValidationResult CheckEntry(FixMessage message, int entry, GroupDefinition definition)
+    {
+        ref readonly var info = ref message.EntryAt(entry);
+        int scope = entry + 1;
+
+        // A tag twice in one entry (the delimiter cannot be: it starts a new entry).
+        for (int i = info.FirstField; i < info.EndField; i++)
+        {
+            ref readonly var f = ref message.FieldAt(i);
+            if (f.Scope != scope)
+            {
+                continue;
+            }
+
+            for (int j = info.FirstField; j < i; j++)
+            {
+                ref readonly var earlier = ref message.FieldAt(j);
+                if (earlier.Scope == scope && earlier.Tag == f.Tag)
+                {
+                    return ValidationResult.RejectFor(SessionRejectReason.TagAppearsMoreThanOnce, f.Tag);
+                }
+            }
+        }
+
+        Problem best = default;
+        for (int i = info.FirstField; i < info.EndField; i++)
+        {
+            ref readonly var f = ref message.FieldAt(i);
+            if (f.Scope != scope || (best.IsSet && f.Tag >= best.Tag))
+            {
+                continue;
+            }
+
+            var reason = CheckField(message, i, definition, isBody: true);
+            if (reason != NoProblem)
+            {
+                best = new Problem(f.Tag, reason);
+            }
+        }
+
+        if (best.IsSet)
+        {
+            return best.ToResult();
+        }
+
+        return CheckGroups(message, scope, inHeader: false);
+    }
+
+    private const SessionRejectReason NoProblem = (SessionRejectReason)(-1);
+
+    /// <summary>The checks QuickFIX applies to one field, in its order.</summary>
+    private SessionRejectReason CheckField(FixMessage message, int fieldIndex, FieldContainerDefinition container, bool isBody)
+    {
+        ref readonly var f = ref message.FieldAt(fieldIndex);
+        int tag = f.Tag;
+        var value = message.ValueAt(fieldIndex);
+        if (value.Length == 0)
+        {
+            if (_checkHaveValues)
+            {
+                return SessionRejectReason.TagSpecifiedWithoutAValue;
+            }
+        }
+
+        var field = _dictionary.GetField(tag);
+        if (field is not null && value.Length != 0 && !HasValidFormat(field.Format, value))
+        {
+            return SessionRejectReason.IncorrectDataFormatForValue;
+        }
+
+        if (!_checkUserDefined && tag >= _userMin)
+        {
+            return NoProblem;
+        }
+
+        if (field is null)
+        {
+            return _allowUnknownFields ? NoProblem : SessionRejectReason.InvalidTagNumber;
+        }
+
+        if (field.Enums is { } enums && !_allowUnknownEnums && value.Length != 0 &&
+            !(field.IsMultipleValue ? enums.ContainsAll(value) : enums.Contains(value)))
+        {
+            return SessionRejectReason.ValueIsIncorrect;
+        }
+
+        if (isBody)
+        {
+            if (!_allowUnknownFields && !container.Contains(tag))
+            {
+                return SessionRejectReason.TagNotDefinedForThisMessageType;
+            }
+
+            if (container.GetGroup(tag) is not null && !GroupCountMatches(message, fieldIndex))
+            {
+                return SessionRejectReason.IncorrectNumInGroupCountForRepeatingGroup;
+            }
+        }
+        else if (container.GetGroup(tag) is not null && !GroupCountMatches(message, fieldIndex))
+        {
+            return SessionRejectReason.IncorrectNumInGroupCountForRepeatingGroup;
+        }
+
+        return NoProblem;
+    }
+
+    private static bool GroupCountMatches(FixMessage message, int countFieldIndex)
+    {
+        int instances = message.GroupInstanceCount;
+        for (int g = 0; g < instances; g++)
+        {
+            ref readonly var group = ref message.GroupAt(g);
+            if (group.CountFieldIndex == countFieldIndex)
+            {
+                return group.Declared == group.Actual;
+            }
+        }
+
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool HasValidFormat(ValueFormat format, ReadOnlySpan<byte> value) => format switch
+    {
+        ValueFormat.Text or ValueFormat.Data => true,
+        ValueFormat.Integer => FixValue.TryParseLong(value, out _),
+        ValueFormat.Decimal => FixDecimal.TryParse(value, out _),
+        ValueFormat.Char => value.Length == 1,
+        ValueFormat.Boolean => value.Length == 1 && (value[0] == (byte)'Y' || value[0] == (byte)'N'),
+        ValueFormat.UtcTimestamp => FixTimeFormat.TryParseTimestamp(value, out _),
+        ValueFormat.UtcTimeOnly => FixTimeFormat.TryParseTimeOfDay(value, out _, out _),
+        ValueFormat.UtcDateOnly => FixTimeFormat.TryParseDate(value, out _),
+        _ => true,
+    };
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowWrongDictionary() =>
+        throw new InvalidOperationException("The message was parsed with another dictionary (or none): parse it with the validator's dictionary first.");
+
+    private readonly struct Problem
+    {
+        public Problem(int tag, SessionRejectReason reason)
+        {
+            Tag = tag;
+            Reason = reason;
+            IsSet = true;
+        }
+
+        public int Tag { get; }
+
+        public SessionRejectReason Reason { get; }
+
+        public bool IsSet { get; }
+
+        public ValidationResult ToResult() => ValidationResult.RejectFor(Reason, Tag);
+    }
+}

@@ -1,0 +1,37 @@
+namespace RapidFix.Engine.Validation;
+
+/// <summary>The verdict on one message.</summary>
+public enum ValidationOutcome : byte
+{
+    /// <summary>Everything the options ask for holds.</summary>
+    Valid,
+
+    /// <summary>Answer with a session-level Reject (35=3) giving <see cref="ValidationResult.Reason"/>.</summary>
+    Reject,
+
+    /// <summary>A MsgType FIX defines but this dictionary does not carry: answer with a BusinessMessageReject (reason 3).</summary>
+    UnsupportedMessageType,
+
+    /// <summary>The message could not be parsed at all: ignore it (FIX treats it as garbled).</summary>
+    Garbled,
+}
+
+/// <summary>The outcome of validation: on failure, the SessionRejectReason and the tag it is about.</summary>
+public readonly record struct ValidationResult(ValidationOutcome Outcome, SessionRejectReason Reason, int RefTagId, bool HasRefTag)
+{
+    public static ValidationResult Valid => default;
+
+    public bool IsValid => Outcome == ValidationOutcome.Valid;
+
+    public static ValidationResult RejectFor(SessionRejectReason reason, int tag) => new(ValidationOutcome.Reject, reason, tag, true);
+
+    public static ValidationResult RejectWithoutTag(SessionRejectReason reason) => new(ValidationOutcome.Reject, reason, 0, false);
+
+    public override string ToString() => Outcome switch
+    {
+        ValidationOutcome.Valid => "valid",
+        ValidationOutcome.Reject when HasRefTag => $"reject {(int)Reason} ({SessionRejectReasonText.ToText(Reason)}) tag {RefTagId}",
+        ValidationOutcome.Reject => $"reject {(int)Reason} ({SessionRejectReasonText.ToText(Reason)})",
+        _ => Outcome.ToString(),
+    };
+}
