@@ -90,7 +90,7 @@ public sealed class FixEncoder
         }
 
         at = WriteTag(tag, at);
-        int n = FixValue.FormatLong(value, new Span<byte>(_buffer, at, 20));
+        int n = FixValue.FormatLongUnchecked(value, _buffer, at);
         _buffer[at + n] = 1;
         _pos = at + n + 1;
     }
@@ -120,7 +120,7 @@ public sealed class FixEncoder
         }
 
         at = WriteTag(tag, at);
-        value.TryFormat(new Span<byte>(_buffer, at, 48), out int n);
+        int n = value.FormatUnchecked(_buffer, at);
         _buffer[at + n] = 1;
         _pos = at + n + 1;
     }
@@ -209,13 +209,47 @@ public sealed class FixEncoder
         return true;
     }
 
+    /// <summary>Writes "tag=" and returns the position after it. Every caller reserved at least one byte after the
+    /// prefix and the trailer's 7 bytes stay free, so the 8-byte store of a cached prefix never passes the end.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int WriteTag(int tag, int at)
     {
+        var prefixes = TagPrefixes;
+        if ((uint)tag < (uint)prefixes.Length)
+        {
+            ulong prefix = prefixes[tag];
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_buffer), at), prefix);
+            return at + (int)(prefix >> 56);
+        }
+
         int digits = FixValue.CountDigits((uint)tag);
         FixValue.WriteDigits((uint)tag, new Span<byte>(_buffer, at, digits));
         _buffer[at + digits] = (byte)'=';
         return at + digits + 1;
+    }
+
+    /// <summary>"tag=" for tags below 10000, packed little-endian in the low bytes, the length in the top byte.</summary>
+    private static readonly ulong[] TagPrefixes = BuildTagPrefixes();
+
+    private static ulong[] BuildTagPrefixes()
+    {
+        var table = new ulong[10_000];
+        Span<byte> text = stackalloc byte[8];
+        for (int tag = 0; tag < table.Length; tag++)
+        {
+            int digits = FixValue.CountDigits((uint)tag);
+            FixValue.WriteDigits((uint)tag, text.Slice(0, digits));
+            text[digits] = (byte)'=';
+            ulong packed = 0;
+            for (int i = 0; i <= digits; i++)
+            {
+                packed |= (ulong)text[i] << (8 * i);
+            }
+
+            table[tag] = packed | ((ulong)(digits + 1) << 56);
+        }
+
+        return table;
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)]

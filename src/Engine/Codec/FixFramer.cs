@@ -119,7 +119,8 @@ public sealed class FixFramer
     /// <summary>The framing algorithm, stateless. Internal for tests.</summary>
     internal static FrameResult FrameCore(ReadOnlySpan<byte> buffer, int maxMessageSize)
     {
-        int start = buffer.IndexOf(BeginStringPrefix);
+        // A message usually starts the buffer: check that before the general search.
+        int start = buffer.StartsWith(BeginStringPrefix) ? 0 : buffer.IndexOf(BeginStringPrefix);
         if (start < 0)
         {
             // Keep a tail that could be the beginning of "8=FIX" split across reads.

@@ -23,12 +23,18 @@ public sealed partial class FixMessage : IFieldAccessor
 {
     private const int NoField = -1;
 
+    /// <summary>Values of <see cref="FieldEntry.Section"/> (as <see cref="DataDictionary.SectionOf"/> returns them).</summary>
+    internal const byte SectionBody = 0;
+    internal const byte SectionHeader = 1;
+    internal const byte SectionTrailer = 2;
+
     private readonly byte[] _own;
     private readonly FieldEntry[] _fields;
     private readonly long[] _index;
     private readonly GroupInstance[] _groups;
     private readonly EntryInfo[] _entries;
     private readonly int[] _entryOrder;
+    private readonly ulong[] _sohBits;
 
     private byte[] _buffer = [];
     private int _start;
@@ -61,6 +67,7 @@ public sealed partial class FixMessage : IFieldAccessor
         _groups = new GroupInstance[Math.Max(1, options.MaxGroupEntries / 2)];
         _entries = new EntryInfo[options.MaxGroupEntries];
         _entryOrder = new int[options.MaxGroupEntries];
+        _sohBits = new ulong[DelimiterScanner.WordsFor(options.MaxMessageSize)];
     }
 
     /// <summary>The table sizes this view was created with.</summary>
@@ -200,18 +207,31 @@ public sealed partial class FixMessage : IFieldAccessor
         return error;
     }
 
-    /// <summary>Splits the bytes into (tag, value) entries: one pass, one vectorized SOH search per field.</summary>
+    /// <summary>
+    /// Splits the bytes into (tag, value) entries in one pass: a vectorized scan marks every SOH, then each value's
+    /// end is a bit scan away.
+    /// </summary>
     private bool Split()
     {
-        byte[] buffer = _buffer;
-        int pos = _start;
-        int end = _start + _length;
+        int length = _length;
+        int words = DelimiterScanner.WordsFor(length);
+        if (words > _sohBits.Length)
+        {
+            Fail(FixParseError.MessageTooLarge, 0);
+            return false;
+        }
+
+        var message = new ReadOnlySpan<byte>(_buffer, _start, length);
+        DelimiterScanner.Build(message, _sohBits);
+        ReadOnlySpan<ulong> soh = new(_sohBits, 0, words);
+        ref byte data = ref MemoryMarshal.GetReference(message);
         var fields = _fields;
         var dictionary = _dictionary;
+        int start = _start;
         int count = 0;
-        ref byte data = ref MemoryMarshal.GetArrayDataReference(buffer);
+        int pos = 0;
 
-        while (pos < end)
+        while (pos < length)
         {
             int tagStart = pos;
             bool negative = false;
@@ -223,7 +243,7 @@ public sealed partial class FixMessage : IFieldAccessor
 
             int tag = 0;
             int digits = 0;
-            while (pos < end)
+            while (pos < length)
             {
                 uint d = (uint)(Unsafe.Add(ref data, pos) - '0');
                 if (d > 9)
@@ -235,20 +255,15 @@ public sealed partial class FixMessage : IFieldAccessor
                 pos++;
                 if (++digits > 9)
                 {
-                    Fail(FixParseError.InvalidTag, tagStart - _start);
+                    Fail(FixParseError.InvalidTag, tagStart);
                     return false;
                 }
             }
 
-            if (pos >= end || Unsafe.Add(ref data, pos) != (byte)'=')
+            if (pos >= length || Unsafe.Add(ref data, pos) != (byte)'=' || digits == 0)
             {
-                Fail(digits == 0 || (pos < end && Unsafe.Add(ref data, pos) != 1) ? FixParseError.InvalidTag : FixParseError.MissingEquals, tagStart - _start);
-                return false;
-            }
-
-            if (digits == 0)
-            {
-                Fail(FixParseError.InvalidTag, tagStart - _start);
+                bool missingEquals = digits > 0 && (pos >= length || Unsafe.Add(ref data, pos) == 1);
+                Fail(missingEquals ? FixParseError.MissingEquals : FixParseError.InvalidTag, tagStart);
                 return false;
             }
 
@@ -261,12 +276,12 @@ public sealed partial class FixMessage : IFieldAccessor
             int valueLength;
             int lengthTag = dictionary is null ? DefaultLengthTagOf(tag) : dictionary.LengthTagOf(tag);
             if (lengthTag != 0 && count > 0 && fields[count - 1].Tag == lengthTag &&
-                FixValue.TryParseNonNegativeInt(new ReadOnlySpan<byte>(buffer, fields[count - 1].Offset, fields[count - 1].Length), out int dataLength))
+                FixValue.TryParseNonNegativeInt(new ReadOnlySpan<byte>(_buffer, fields[count - 1].Offset, fields[count - 1].Length), out int dataLength))
             {
                 // A data field may contain SOH: its length comes from the preceding Length field.
-                if (dataLength >= end - valueStart || Unsafe.Add(ref data, valueStart + dataLength) != 1)
+                if (dataLength >= length - valueStart || Unsafe.Add(ref data, valueStart + dataLength) != 1)
                 {
-                    Fail(FixParseError.DataLengthMismatch, valueStart - _start);
+                    Fail(FixParseError.DataLengthMismatch, valueStart);
                     return false;
                 }
 
@@ -274,25 +289,28 @@ public sealed partial class FixMessage : IFieldAccessor
             }
             else
             {
-                valueLength = new ReadOnlySpan<byte>(buffer, valueStart, end - valueStart).IndexOf((byte)1);
-                if (valueLength < 0)
+                int end = DelimiterScanner.Next(soh, valueStart);
+                if (end < 0)
                 {
-                    Fail(FixParseError.MissingDelimiter, valueStart - _start);
+                    Fail(FixParseError.MissingDelimiter, valueStart);
                     return false;
                 }
+
+                valueLength = end - valueStart;
             }
 
             if (count == fields.Length)
             {
-                Fail(FixParseError.TooManyFields, tagStart - _start);
+                Fail(FixParseError.TooManyFields, tagStart);
                 return false;
             }
 
             ref FieldEntry entry = ref fields[count++];
             entry.Tag = tag;
-            entry.Offset = valueStart;
+            entry.Offset = start + valueStart;
             entry.Length = valueLength;
             entry.Scope = 0;
+            entry.Section = SectionBody;
             pos = valueStart + valueLength + 1;
         }
 
@@ -305,7 +323,7 @@ public sealed partial class FixMessage : IFieldAccessor
 
         if (fields[count - 1].Tag != Tags.CheckSum)
         {
-            Fail(FixParseError.MissingCheckSum, fields[count - 1].Offset - _start);
+            Fail(FixParseError.MissingCheckSum, fields[count - 1].Offset - start);
             return false;
         }
 
@@ -327,44 +345,49 @@ public sealed partial class FixMessage : IFieldAccessor
         var definition = _definition;
         var fields = _fields;
         int count = _count;
-        const int InHeader = 0, InBody = 1, InTrailer = 2;
-        int section = InHeader;
+        int section = SectionHeader;
         int i = 0;
         while (i < count)
         {
-            int tag = fields[i].Tag;
-            GroupDefinition? group;
-            if (dictionary.IsHeaderField(tag))
+            ref FieldEntry field = ref fields[i];
+            int tag = field.Tag;
+            byte fieldSection = dictionary.SectionOf(tag);
+            field.Section = fieldSection;
+            GroupDefinition? group = null;
+            if (fieldSection == SectionHeader)
             {
-                if (section != InHeader)
+                if (section != SectionHeader)
                 {
                     RecordOutOfOrder(tag);
                 }
 
-                IndexTopLevel(i);
-                group = dictionary.Header.GetGroup(tag);
+                if (dictionary.Header.IsGroupCount(tag))
+                {
+                    group = dictionary.Header.GetGroup(tag);
+                }
             }
-            else if (dictionary.IsTrailerField(tag))
+            else if (fieldSection == SectionTrailer)
             {
-                section = InTrailer;
-                IndexTopLevel(i);
-                group = null;
+                section = SectionTrailer;
             }
             else
             {
-                if (section == InTrailer)
+                if (section == SectionTrailer)
                 {
                     RecordOutOfOrder(tag);
                 }
                 else
                 {
-                    section = InBody;
+                    section = SectionBody;
                 }
 
-                IndexTopLevel(i);
-                group = definition?.GetGroup(tag);
+                if (definition is not null && definition.IsGroupCount(tag))
+                {
+                    group = definition.GetGroup(tag);
+                }
             }
 
+            IndexTopLevel(i);
             i = group is null ? i + 1 : ParseGroup(i, group, 0);
             if (_error != FixParseError.None)
             {
@@ -440,7 +463,7 @@ public sealed partial class FixMessage : IFieldAccessor
             }
 
             fields[j].Scope = entryScope;
-            var nested = definition.GetGroup(tag);
+            var nested = definition.IsGroupCount(tag) ? definition.GetGroup(tag) : null;
             j = nested is null ? j + 1 : ParseGroup(j, nested, entryScope);
             if (_error != FixParseError.None)
             {
@@ -642,6 +665,7 @@ public sealed partial class FixMessage : IFieldAccessor
         public int Offset;
         public int Length;
         public int Scope;
+        public byte Section;
     }
 
     /// <summary>One occurrence of a repeating group in the message.</summary>

@@ -147,6 +147,10 @@ public sealed class DataDictionary
     /// <summary>The field with this name, or null.</summary>
     public FieldDefinition? GetField(string name) => _fieldsByName.GetValueOrDefault(name);
 
+    /// <summary>Where a tag belongs: 1 header, 2 trailer, 0 body (or undefined).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public byte SectionOf(int tag) => (uint)tag < (uint)_section.Length ? _section[tag] : (byte)0;
+
     /// <summary>True for a header field.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool IsHeaderField(int tag) => (uint)tag < (uint)_section.Length && _section[tag] == 1;

@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using System.Runtime.CompilerServices;
 
 namespace RapidFix.Engine.Dictionary;
@@ -112,9 +111,12 @@ public sealed class EnumSet
     private static ulong Pack(ReadOnlySpan<byte> bytes)
     {
         // Little-endian packing padded with zero bytes; FIX values never contain NUL, so keys are unambiguous.
-        Span<byte> eight = stackalloc byte[8];
-        eight.Clear();
-        bytes.CopyTo(eight);
-        return BinaryPrimitives.ReadUInt64LittleEndian(eight);
+        ulong key = 0;
+        for (int i = 0; i < bytes.Length; i++)
+        {
+            key |= (ulong)bytes[i] << (8 * i);
+        }
+
+        return key;
     }
 }

@@ -10,6 +10,7 @@ namespace RapidFix.Engine.Dictionary;
 public abstract class FieldContainerDefinition
 {
     private readonly ulong[] _members;
+    private readonly ulong[] _groupCounts;
     private readonly int[] _groupCountTags;
     private readonly GroupDefinition[] _groups;
 
@@ -20,6 +21,12 @@ public abstract class FieldContainerDefinition
         foreach (int tag in builder.Fields)
         {
             _members[tag >> 6] |= 1UL << tag;
+        }
+
+        _groupCounts = new ulong[(maxTag >> 6) + 1];
+        foreach (var g in builder.Groups)
+        {
+            _groupCounts[g.CountTag >> 6] |= 1UL << g.CountTag;
         }
 
         FieldOrder = builder.Fields.ToArray();
@@ -46,6 +53,15 @@ public abstract class FieldContainerDefinition
         uint word = (uint)tag >> 6;
         var members = _members;
         return word < (uint)members.Length && ((members[word] >> tag) & 1) != 0;
+    }
+
+    /// <summary>True when <paramref name="tag"/> is the NumInGroup field of one of this container's groups (one bit test).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool IsGroupCount(int tag)
+    {
+        uint word = (uint)tag >> 6;
+        var counts = _groupCounts;
+        return word < (uint)counts.Length && ((counts[word] >> tag) & 1) != 0;
     }
 
     /// <summary>The group whose NumInGroup field is <paramref name="countTag"/>, or null.</summary>

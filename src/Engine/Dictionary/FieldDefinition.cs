@@ -11,7 +11,11 @@ public sealed class FieldDefinition
         Format = FixFieldTypes.FormatOf(type);
         Enums = enums is { Count: > 0 } ? enums : null;
         IsMultipleValue = FixFieldTypes.IsMultipleValue(type);
+        HasValueCheck = Enums is not null || (Format != ValueFormat.Text && Format != ValueFormat.Data);
     }
+
+    /// <summary>True when the validator has to look at the value (a format to check, or an enumeration).</summary>
+    public bool HasValueCheck { get; }
 
     public int Tag { get; }
 

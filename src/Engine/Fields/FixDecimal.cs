@@ -215,6 +215,54 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
         return true;
     }
 
+    /// <summary>
+    /// Writes FIX float text at <paramref name="offset"/> (the caller guarantees 48 bytes of room); returns the bytes
+    /// written. The encoder's fast path; <see cref="TryFormat"/> is the checked one.
+    /// </summary>
+    internal int FormatUnchecked(byte[] buffer, int offset)
+    {
+        if (Exponent == 0)
+        {
+            return FixValue.FormatLongUnchecked(Mantissa, buffer, offset);
+        }
+
+        if (Exponent < 0 && Exponent > -19)
+        {
+            ref byte dest = ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(buffer), offset);
+            int pos = 0;
+            ulong magnitude = Mantissa < 0 ? (ulong)(-(Mantissa + 1)) + 1 : (ulong)Mantissa;
+            if (Mantissa < 0)
+            {
+                dest = (byte)'-';
+                pos = 1;
+            }
+
+            int frac = -Exponent;
+            int digits = FixValue.CountDigits(magnitude);
+            if (digits > frac)
+            {
+                // 412.37: integer digits, point, fraction digits.
+                ulong divisor = (ulong)PowersOf10[frac];
+                ulong integer = magnitude / divisor;
+                int intDigits = digits - frac;
+                FixValue.WriteDigitsUnchecked(integer, ref Unsafe.Add(ref dest, pos), intDigits);
+                pos += intDigits;
+                Unsafe.Add(ref dest, pos++) = (byte)'.';
+                FixValue.WriteDigitsUnchecked(magnitude - (integer * divisor), ref Unsafe.Add(ref dest, pos), frac);
+                return pos + frac;
+            }
+
+            // 0.0037: "0." then the fraction, zero-padded.
+            Unsafe.Add(ref dest, pos++) = (byte)'0';
+            Unsafe.Add(ref dest, pos++) = (byte)'.';
+            FixValue.WriteDigitsUnchecked(magnitude, ref Unsafe.Add(ref dest, pos), frac);
+            return pos + frac;
+        }
+
+        TryFormat(new Span<byte>(buffer, offset, 48), out int written);
+        return written;
+    }
+
     /// <summary>The same value with trailing zeros removed from the mantissa (1.50 → 1.5; 100 → 1e2).</summary>
     public FixDecimal Normalize()
     {

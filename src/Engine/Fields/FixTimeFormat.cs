@@ -33,6 +33,59 @@ public static class FixTimeFormat
         return true;
     }
 
+    /// <summary>
+    /// Checks the shape and ranges of a UTCTimestamp without computing the instant (the validator's fast path):
+    /// the same acceptance as <see cref="TryParseTimestamp"/>.
+    /// </summary>
+    public static bool IsValidTimestamp(ReadOnlySpan<byte> text)
+    {
+        if (text.Length < 17 || text[8] != (byte)'-' || text[11] != (byte)':' || text[14] != (byte)':')
+        {
+            return false;
+        }
+
+        int year = D(text[0]) * 1000 + D(text[1]) * 100 + D(text[2]) * 10 + D(text[3]);
+        int month = D(text[4]) * 10 + D(text[5]);
+        int day = D(text[6]) * 10 + D(text[7]);
+        int hh = D(text[9]) * 10 + D(text[10]);
+        int mm = D(text[12]) * 10 + D(text[13]);
+        int ss = D(text[15]) * 10 + D(text[16]);
+        if ((year | month | day | hh | mm | ss) < 0 || month is < 1 or > 12 || day < 1 || hh > 23 || mm > 59 || ss > 60 ||
+            (day > 28 && day > DaysInMonth(year, month)))
+        {
+            return false;
+        }
+
+        if (text.Length == 17)
+        {
+            return true;
+        }
+
+        int frac = text.Length - 18;
+        if (text[17] != (byte)'.' || frac == 0 || (frac > 9 && frac != 12))
+        {
+            return false;
+        }
+
+        for (int i = 18; i < text.Length; i++)
+        {
+            if ((uint)(text[i] - '0') > 9)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>A digit's value, or a large negative number that poisons any sum it enters.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int D(byte b)
+    {
+        uint d = (uint)(b - '0');
+        return d <= 9 ? (int)d : -100_000;
+    }
+
     /// <summary>Parses yyyyMMdd into days since 1970-01-01, checking month and day ranges (leap years included).</summary>
     public static bool TryParseDate(ReadOnlySpan<byte> text, out long daysSinceEpoch)
     {

@@ -34,12 +34,19 @@ public static class FixValue
             i = 1;
         }
 
-        if (i == text.Length)
+        int digits = text.Length - i;
+        if (digits == 0)
         {
             return false;
         }
 
-        ulong acc = 0;
+        if (digits > 18)
+        {
+            return TryParseLongSlow(text.Slice(i), negative, out value);
+        }
+
+        // Up to 18 digits cannot overflow a long: no per-digit range check.
+        long acc = 0;
         for (; i < text.Length; i++)
         {
             uint d = (uint)(text[i] - '0');
@@ -48,7 +55,22 @@ public static class FixValue
                 return false;
             }
 
-            if (acc > (ulong.MaxValue - d) / 10)
+            acc = (acc * 10) + d;
+        }
+
+        value = negative ? -acc : acc;
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static bool TryParseLongSlow(ReadOnlySpan<byte> digits, bool negative, out long value)
+    {
+        value = 0;
+        ulong acc = 0;
+        foreach (byte b in digits)
+        {
+            uint d = (uint)(b - '0');
+            if (d > 9 || acc > (ulong.MaxValue - d) / 10)
             {
                 return false;
             }
@@ -182,6 +204,56 @@ public static class FixValue
         WriteDigits(magnitude, destination.Slice(pos, digits));
         return pos + digits;
     }
+
+    /// <summary>
+    /// Writes a long at <paramref name="offset"/> (the caller guarantees 20 bytes of room) two digits at a time;
+    /// returns the bytes written.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int FormatLongUnchecked(long value, byte[] buffer, int offset)
+    {
+        ref byte dest = ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(buffer), offset);
+        int pos = 0;
+        ulong magnitude;
+        if (value < 0)
+        {
+            dest = (byte)'-';
+            pos = 1;
+            magnitude = (ulong)(-(value + 1)) + 1;
+        }
+        else
+        {
+            magnitude = (ulong)value;
+        }
+
+        int digits = CountDigits(magnitude);
+        WriteDigitsUnchecked(magnitude, ref Unsafe.Add(ref dest, pos), digits);
+        return pos + digits;
+    }
+
+    /// <summary>Writes exactly <paramref name="digits"/> digits of <paramref name="value"/> (zero-padded) two at a time.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static void WriteDigitsUnchecked(ulong value, ref byte destination, int digits)
+    {
+        ref byte pairs = ref System.Runtime.InteropServices.MemoryMarshal.GetReference(DigitPairs);
+        int i = digits;
+        while (i >= 2)
+        {
+            ulong q = value / 100;
+            int r = (int)(value - (q * 100));
+            value = q;
+            i -= 2;
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, i), Unsafe.ReadUnaligned<ushort>(ref Unsafe.Add(ref pairs, r * 2)));
+        }
+
+        if (i == 1)
+        {
+            destination = (byte)('0' + (int)(value % 10));
+        }
+    }
+
+    private static ReadOnlySpan<byte> DigitPairs =>
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"u8;
 
     /// <summary>Writes exactly <paramref name="destination"/>.Length digits of <paramref name="value"/>, zero-padded on the left.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -122,44 +122,41 @@ public sealed class MessageValidator
             }
 
             int tag = f.Tag;
-            if (dictionary.IsHeaderField(tag))
+            switch (f.Section)
             {
-                if (header.IsSet && tag >= header.Tag)
-                {
-                    continue;
-                }
+                case FixMessage.SectionHeader:
+                    if (!header.IsSet || tag < header.Tag)
+                    {
+                        var reason = CheckField(message, i, dictionary.Header, isBody: false);
+                        if (reason != NoProblem)
+                        {
+                            header = new Problem(tag, reason);
+                        }
+                    }
 
-                var reason = CheckField(message, i, dictionary.Header, isBody: false);
-                if (reason != NoProblem)
-                {
-                    header = new Problem(tag, reason);
-                }
-            }
-            else if (dictionary.IsTrailerField(tag))
-            {
-                if (trailer.IsSet && tag >= trailer.Tag)
-                {
-                    continue;
-                }
+                    break;
+                case FixMessage.SectionTrailer:
+                    if (!trailer.IsSet || tag < trailer.Tag)
+                    {
+                        var reason = CheckField(message, i, dictionary.Trailer, isBody: false);
+                        if (reason != NoProblem)
+                        {
+                            trailer = new Problem(tag, reason);
+                        }
+                    }
 
-                var reason = CheckField(message, i, dictionary.Trailer, isBody: false);
-                if (reason != NoProblem)
-                {
-                    trailer = new Problem(tag, reason);
-                }
-            }
-            else
-            {
-                if (body.IsSet && tag >= body.Tag)
-                {
-                    continue;
-                }
+                    break;
+                default:
+                    if (!body.IsSet || tag < body.Tag)
+                    {
+                        var reason = CheckField(message, i, definition, isBody: true);
+                        if (reason != NoProblem)
+                        {
+                            body = new Problem(tag, reason);
+                        }
+                    }
 
-                var reason = CheckField(message, i, definition, isBody: true);
-                if (reason != NoProblem)
-                {
-                    body = new Problem(tag, reason);
-                }
+                    break;
             }
         }
 
@@ -287,23 +284,30 @@ public sealed class MessageValidator
     private const SessionRejectReason NoProblem = (SessionRejectReason)(-1);
 
     /// <summary>The checks QuickFIX applies to one field, in its order.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private SessionRejectReason CheckField(FixMessage message, int fieldIndex, FieldContainerDefinition container, bool isBody)
     {
         ref readonly var f = ref message.FieldAt(fieldIndex);
         int tag = f.Tag;
-        var value = message.ValueAt(fieldIndex);
-        if (value.Length == 0)
+        if (f.Length == 0 && _checkHaveValues)
         {
-            if (_checkHaveValues)
-            {
-                return SessionRejectReason.TagSpecifiedWithoutAValue;
-            }
+            return SessionRejectReason.TagSpecifiedWithoutAValue;
         }
 
         var field = _dictionary.GetField(tag);
-        if (field is not null && value.Length != 0 && !HasValidFormat(field.Format, value))
+        if (field is not null && field.HasValueCheck && f.Length != 0)
         {
-            return SessionRejectReason.IncorrectDataFormatForValue;
+            var value = message.ValueAt(fieldIndex);
+            if (field.Format != ValueFormat.Text && !HasValidFormat(field.Format, value))
+            {
+                return SessionRejectReason.IncorrectDataFormatForValue;
+            }
+
+            if (field.Enums is { } enums && !_allowUnknownEnums && (_checkUserDefined || tag < _userMin) &&
+                !(field.IsMultipleValue ? enums.ContainsAll(value) : enums.Contains(value)))
+            {
+                return SessionRejectReason.ValueIsIncorrect;
+            }
         }
 
         if (!_checkUserDefined && tag >= _userMin)
@@ -316,25 +320,12 @@ public sealed class MessageValidator
             return _allowUnknownFields ? NoProblem : SessionRejectReason.InvalidTagNumber;
         }
 
-        if (field.Enums is { } enums && !_allowUnknownEnums && value.Length != 0 &&
-            !(field.IsMultipleValue ? enums.ContainsAll(value) : enums.Contains(value)))
+        if (isBody && !_allowUnknownFields && !container.Contains(tag))
         {
-            return SessionRejectReason.ValueIsIncorrect;
+            return SessionRejectReason.TagNotDefinedForThisMessageType;
         }
 
-        if (isBody)
-        {
-            if (!_allowUnknownFields && !container.Contains(tag))
-            {
-                return SessionRejectReason.TagNotDefinedForThisMessageType;
-            }
-
-            if (container.GetGroup(tag) is not null && !GroupCountMatches(message, fieldIndex))
-            {
-                return SessionRejectReason.IncorrectNumInGroupCountForRepeatingGroup;
-            }
-        }
-        else if (container.GetGroup(tag) is not null && !GroupCountMatches(message, fieldIndex))
+        if (container.IsGroupCount(tag) && !GroupCountMatches(message, fieldIndex))
         {
             return SessionRejectReason.IncorrectNumInGroupCountForRepeatingGroup;
         }
@@ -365,7 +356,7 @@ public sealed class MessageValidator
         ValueFormat.Decimal => FixDecimal.TryParse(value, out _),
         ValueFormat.Char => value.Length == 1,
         ValueFormat.Boolean => value.Length == 1 && (value[0] == (byte)'Y' || value[0] == (byte)'N'),
-        ValueFormat.UtcTimestamp => FixTimeFormat.TryParseTimestamp(value, out _),
+        ValueFormat.UtcTimestamp => FixTimeFormat.IsValidTimestamp(value),
         ValueFormat.UtcTimeOnly => FixTimeFormat.TryParseTimeOfDay(value, out _, out _),
         ValueFormat.UtcDateOnly => FixTimeFormat.TryParseDate(value, out _),
         _ => true,

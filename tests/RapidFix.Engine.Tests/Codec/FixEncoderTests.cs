@@ -11,41 +11,12 @@ public sealed class FixEncoderTests
 {
     private static readonly long SendingTime = FixTimestamp.FromDateTime(new DateTime(2026, 11, 21, 21, 30, 15, 456, DateTimeKind.Utc)).UnixNanoseconds;
 
-    /// <summary>Encodes the sample ExecutionReport field by field.</summary>
-    internal static EncodedMessage EncodeExecutionReport(FixEncoder encoder, byte[] buffer, long sendingTime, int seqNum)
-    {
-        encoder.Begin(buffer, 0, buffer.Length, "FIX.4.4"u8, "8"u8);
-        encoder.Add(Tags.MsgSeqNum, seqNum);
-        encoder.Add(Tags.SenderCompID, "BROKER01"u8);
-        encoder.AddTimestamp(Tags.SendingTime, sendingTime);
-        encoder.Add(Tags.TargetCompID, "CLIENT01"u8);
-        encoder.Add(Tags.OrderID, "BRK-998877"u8);
-        encoder.Add(Tags.ClOrdID, "ORD-0000012345"u8);
-        encoder.Add(Tags.ExecID, "EXE-5566778899"u8);
-        encoder.Add(150, (byte)'F');
-        encoder.Add(Tags.OrdStatus, (byte)'1');
-        encoder.Add(Tags.Account, "ACCT-778"u8);
-        encoder.Add(Tags.Symbol, "MSFT"u8);
-        encoder.Add(Tags.Side, (byte)'1');
-        encoder.Add(Tags.OrderQty, 1500);
-        encoder.Add(Tags.OrdType, (byte)'2');
-        encoder.Add(Tags.Price, new FixDecimal(41237, -2));
-        encoder.Add(32, 500);
-        encoder.Add(31, new FixDecimal(41235, -2));
-        encoder.Add(151, 1000);
-        encoder.Add(14, 500);
-        encoder.Add(6, new FixDecimal(41235, -2));
-        encoder.AddTimestamp(Tags.TransactTime, sendingTime - 1_000_000);
-        Assert.True(encoder.Finish(out var message));
-        return message;
-    }
-
     [Fact]
     public void Writes_begin_string_body_length_and_checksum_around_the_fields()
     {
         var encoder = new FixEncoder();
         var buffer = new byte[512];
-        var message = EncodeExecutionReport(encoder, buffer, SendingTime, 5678);
+        var message = FixSampleEncoding.EncodeExecutionReport(encoder, buffer, SendingTime, 5678);
         string text = FixSamples.Text(message.Span);
         Assert.StartsWith("8=FIX.4.4|9=" + message.BodyLength + "|35=8|34=5678|49=BROKER01|52=20261121-21:30:15.456|56=CLIENT01|37=BRK-998877|", text);
         Assert.EndsWith("|60=20261121-21:30:15.455|10=" + text[^4..^1] + "|", text);
@@ -122,7 +93,7 @@ public sealed class FixEncoderTests
     public void Encoding_an_execution_report_allocates_nothing()
     {
         var state = (encoder: new FixEncoder(), buffer: new byte[512]);
-        long bytes = Allocations.Measure(state, static s => EncodeExecutionReport(s.encoder, s.buffer, SendingTime, 42), iterations: 100_000);
+        long bytes = Allocations.Measure(state, static s => FixSampleEncoding.EncodeExecutionReport(s.encoder, s.buffer, SendingTime, 42), iterations: 100_000);
         Assert.Equal(0, bytes);
     }
 }

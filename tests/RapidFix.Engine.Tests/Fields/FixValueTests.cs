@@ -119,3 +119,50 @@ public sealed class FixValueTests
         }
     }
 }
+
+public sealed class FixValueFastPathTests
+{
+    [Fact]
+    public void Unchecked_decimal_and_long_formatting_match_the_checked_formatters()
+    {
+        var random = new Random(7);
+        var fast = new byte[64];
+        var slow = new byte[64];
+        for (int i = 0; i < 20_000; i++)
+        {
+            long mantissa = random.Next(4) switch
+            {
+                0 => random.Next(-1000, 1000),
+                1 => random.NextInt64(),
+                2 => -random.NextInt64(),
+                _ => random.NextInt64(long.MinValue, long.MaxValue),
+            };
+            int exponent = random.Next(-20, 4);
+            var d = new FixDecimal(mantissa, exponent);
+            int n = d.FormatUnchecked(fast, 0);
+            Assert.True(d.TryFormat(slow, out int m));
+            Assert.Equal(Encoding.ASCII.GetString(slow, 0, m), Encoding.ASCII.GetString(fast, 0, n));
+
+            n = FixValue.FormatLongUnchecked(mantissa, fast, 3);
+            Assert.Equal(mantissa.ToString(System.Globalization.CultureInfo.InvariantCulture), Encoding.ASCII.GetString(fast, 3, n));
+        }
+    }
+
+    [Theory]
+    [InlineData("20261121-21:30:15")]
+    [InlineData("20261121-21:30:15.123")]
+    [InlineData("20261121-21:30:15.123456789123")]
+    [InlineData("20240229-23:59:60")]
+    [InlineData("20230229-21:30:15")]
+    [InlineData("20261131-21:30:15")]
+    [InlineData("20261121-21:3a:15")]
+    [InlineData("20261121-21:30:15.")]
+    [InlineData("20261121-21:30:15.1234567890")]
+    [InlineData("2026112x-21:30:15")]
+    [InlineData("20261121-21:30")]
+    public void The_validators_timestamp_shape_check_agrees_with_the_parser(string text)
+    {
+        var bytes = Encoding.ASCII.GetBytes(text);
+        Assert.Equal(FixTimeFormat.TryParseTimestamp(bytes, out _), FixTimeFormat.IsValidTimestamp(bytes));
+    }
+}

@@ -1,0 +1,41 @@
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Fields;
+
+namespace RapidFix.Tests.Shared;
+
+/// <summary>How RapidFix encodes the sample messages (shared by the encoder tests and the benchmarks).</summary>
+public static class FixSampleEncoding
+{
+    /// <summary>Encodes the sample ExecutionReport field by field.</summary>
+    public static EncodedMessage EncodeExecutionReport(FixEncoder encoder, byte[] buffer, long sendingTime, int seqNum)
+    {
+        encoder.Begin(buffer, 0, buffer.Length, "FIX.4.4"u8, "8"u8);
+        encoder.Add(Tags.MsgSeqNum, seqNum);
+        encoder.Add(Tags.SenderCompID, "BROKER01"u8);
+        encoder.AddTimestamp(Tags.SendingTime, sendingTime);
+        encoder.Add(Tags.TargetCompID, "CLIENT01"u8);
+        encoder.Add(Tags.OrderID, "BRK-998877"u8);
+        encoder.Add(Tags.ClOrdID, "ORD-0000012345"u8);
+        encoder.Add(Tags.ExecID, "EXE-5566778899"u8);
+        encoder.Add(150, (byte)'F');
+        encoder.Add(Tags.OrdStatus, (byte)'1');
+        encoder.Add(Tags.Account, "ACCT-778"u8);
+        encoder.Add(Tags.Symbol, "MSFT"u8);
+        encoder.Add(Tags.Side, (byte)'1');
+        encoder.Add(Tags.OrderQty, 1500);
+        encoder.Add(Tags.OrdType, (byte)'2');
+        encoder.Add(Tags.Price, new FixDecimal(41237, -2));
+        encoder.Add(32, 500);
+        encoder.Add(31, new FixDecimal(41235, -2));
+        encoder.Add(151, 1000);
+        encoder.Add(14, 500);
+        encoder.Add(6, new FixDecimal(41235, -2));
+        encoder.AddTimestamp(Tags.TransactTime, sendingTime - 1_000_000);
+        if (!encoder.Finish(out var message))
+        {
+            throw new InvalidOperationException("buffer too small for the sample ExecutionReport");
+        }
+
+        return message;
+    }
+}
