@@ -77,8 +77,9 @@ public sealed class FixEncoder
         }
 
         at = WriteTag(tag, at);
-        value.CopyTo(new Span<byte>(_buffer, at, value.Length));
-        _buffer[at + value.Length] = 1;
+        ref byte b = ref MemoryMarshal.GetArrayDataReference(_buffer);
+        FixValue.CopyShort(ref Unsafe.Add(ref b, at), ref MemoryMarshal.GetReference(value), value.Length);
+        Unsafe.Add(ref b, at + value.Length) = 1;
     }
 
     /// <summary>Adds an integer field.</summary>
@@ -135,8 +136,9 @@ public sealed class FixEncoder
         }
 
         at = WriteTag(tag, at);
-        _timestamps.Write(unixNanoseconds, precision, new Span<byte>(_buffer, at, length));
-        _buffer[at + length] = 1;
+        ref byte b = ref MemoryMarshal.GetArrayDataReference(_buffer);
+        _timestamps.Write(unixNanoseconds, precision, ref Unsafe.Add(ref b, at));
+        Unsafe.Add(ref b, at + length) = 1;
     }
 
     /// <summary>Adds a data field preceded by its Length field (e.g. RawDataLength 95 + RawData 96).</summary>

@@ -51,6 +51,8 @@ public sealed partial class FixMessage : IFieldAccessor
     private bool _hasOutOfOrder;
     private int _repeatedTag;
     private bool _hasRepeated;
+    private bool _clean;
+    private bool _groupsClean;
 
     public FixMessage()
         : this(FixMessageOptions.Default)
@@ -120,6 +122,12 @@ public sealed partial class FixMessage : IFieldAccessor
 
     /// <summary>The first repeated top-level tag (valid when <see cref="HasRepeatedTag"/>).</summary>
     public int RepeatedTag => _repeatedTag;
+
+    /// <summary>
+    /// Set by a dictionary parse when every field passed the value screen: defined, allowed where it stands,
+    /// non-empty, well formed, an allowed value, group counts right, nothing repeated or out of order.
+    /// </summary>
+    internal bool IsClean => _clean;
 
     /// <summary>
     /// Parses a complete, framed message (see <see cref="FixFramer"/>) held in <paramref name="buffer"/> without
@@ -192,6 +200,8 @@ public sealed partial class FixMessage : IFieldAccessor
         _hasRepeated = false;
         _outOfOrderTag = 0;
         _repeatedTag = 0;
+        _clean = false;
+        _groupsClean = true;
         if (++_generation == int.MaxValue)
         {
             // Stale entries carry old generations; after a wrap they could match again, so start clean.
@@ -346,6 +356,7 @@ public sealed partial class FixMessage : IFieldAccessor
         var fields = _fields;
         int count = _count;
         int section = SectionHeader;
+        bool clean = definition is not null;
         int i = 0;
         while (i < count)
         {
@@ -381,10 +392,22 @@ public sealed partial class FixMessage : IFieldAccessor
                     section = SectionBody;
                 }
 
-                if (definition is not null && definition.IsGroupCount(tag))
+                if (definition is not null)
                 {
-                    group = definition.GetGroup(tag);
+                    if (definition.IsGroupCount(tag))
+                    {
+                        group = definition.GetGroup(tag);
+                    }
+                    else if (!definition.Contains(tag))
+                    {
+                        clean = false;
+                    }
                 }
+            }
+
+            if (clean && !IsCleanField(dictionary, ref field))
+            {
+                clean = false;
             }
 
             IndexTopLevel(i);
@@ -400,7 +423,17 @@ public sealed partial class FixMessage : IFieldAccessor
             OrderEntries();
         }
 
+        _clean = clean && !_hasRepeated && !_hasOutOfOrder && _groupsClean;
         return true;
+    }
+
+    /// <summary>The value screen: defined, non-empty, well formed, allowed value.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool IsCleanField(DataDictionary dictionary, ref FieldEntry field)
+    {
+        var definition = dictionary.GetField(field.Tag);
+        return definition is not null && field.Length != 0 &&
+               definition.IsCleanValue(new ReadOnlySpan<byte>(_buffer, field.Offset, field.Length));
     }
 
     /// <summary>
@@ -453,6 +486,11 @@ public sealed partial class FixMessage : IFieldAccessor
                 e.Instance = instance;
                 entries++;
                 fields[j].Scope = entryScope;
+                if (_groupsClean && !IsCleanField(_dictionary!, ref fields[j]))
+                {
+                    _groupsClean = false;
+                }
+
                 j++;
                 continue;
             }
@@ -463,6 +501,11 @@ public sealed partial class FixMessage : IFieldAccessor
             }
 
             fields[j].Scope = entryScope;
+            if (_groupsClean && !IsCleanField(_dictionary!, ref fields[j]))
+            {
+                _groupsClean = false;
+            }
+
             var nested = definition.IsGroupCount(tag) ? definition.GetGroup(tag) : null;
             j = nested is null ? j + 1 : ParseGroup(j, nested, entryScope);
             if (_error != FixParseError.None)
@@ -477,6 +520,11 @@ public sealed partial class FixMessage : IFieldAccessor
         }
 
         _groups[instance].Actual = entries;
+        if (entries != declared)
+        {
+            _groupsClean = false;
+        }
+
         return j;
     }
 

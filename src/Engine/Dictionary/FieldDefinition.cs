@@ -1,3 +1,6 @@
+using System.Runtime.CompilerServices;
+using RapidFix.Engine.Fields;
+
 namespace RapidFix.Engine.Dictionary;
 
 /// <summary>One field of a data dictionary: number, name, type and (optionally) enumerated values.</summary>
@@ -34,6 +37,30 @@ public sealed class FieldDefinition
 
     /// <summary>For a DATA / XMLDATA field, the Length field that precedes it (0 otherwise).</summary>
     public int LengthTag { get; internal set; }
+
+    /// <summary>True when the text has the form the field's type requires (QuickFIX's format check).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool HasValidFormat(ReadOnlySpan<byte> value) => Format switch
+    {
+        ValueFormat.Text or ValueFormat.Data => true,
+        ValueFormat.Integer => FixValue.TryParseLong(value, out _),
+        ValueFormat.Decimal => FixDecimal.TryParse(value, out _),
+        ValueFormat.Char => value.Length == 1,
+        ValueFormat.Boolean => value.Length == 1 && (value[0] == (byte)'Y' || value[0] == (byte)'N'),
+        ValueFormat.UtcTimestamp => FixTimeFormat.IsValidTimestamp(value),
+        ValueFormat.UtcTimeOnly => FixTimeFormat.TryParseTimeOfDay(value, out _, out _),
+        ValueFormat.UtcDateOnly => FixTimeFormat.TryParseDate(value, out _),
+        _ => true,
+    };
+
+    /// <summary>True when the value is allowed by the enumeration (every token, for multiple-value types); true when not enumerated.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool IsAllowedValue(ReadOnlySpan<byte> value) =>
+        Enums is not { } enums || (IsMultipleValue ? enums.ContainsAll(value) : enums.Contains(value));
+
+    /// <summary>Both checks at once: the parser's fast screen for a value that needs no further look.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool IsCleanValue(ReadOnlySpan<byte> value) => !HasValueCheck || (HasValidFormat(value) && IsAllowedValue(value));
 
     public override string ToString() => $"{Name}({Tag}) {Type}";
 }

@@ -241,15 +241,17 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
             int digits = FixValue.CountDigits(magnitude);
             if (digits > frac)
             {
-                // 412.37: integer digits, point, fraction digits.
-                ulong divisor = (ulong)PowersOf10[frac];
-                ulong integer = magnitude / divisor;
+                // 412.37: write "41237", then move the fraction digits one place right and put the point in.
                 int intDigits = digits - frac;
-                FixValue.WriteDigitsUnchecked(integer, ref Unsafe.Add(ref dest, pos), intDigits);
-                pos += intDigits;
-                Unsafe.Add(ref dest, pos++) = (byte)'.';
-                FixValue.WriteDigitsUnchecked(magnitude - (integer * divisor), ref Unsafe.Add(ref dest, pos), frac);
-                return pos + frac;
+                ref byte first = ref Unsafe.Add(ref dest, pos);
+                FixValue.WriteDigitsUnchecked(magnitude, ref first, digits);
+                for (int k = digits; k > intDigits; k--)
+                {
+                    Unsafe.Add(ref first, k) = Unsafe.Add(ref first, k - 1);
+                }
+
+                Unsafe.Add(ref first, intDigits) = (byte)'.';
+                return pos + digits + 1;
             }
 
             // 0.0037: "0." then the fraction, zero-padded.

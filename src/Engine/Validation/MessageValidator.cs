@@ -10,6 +10,8 @@ namespace RapidFix.Engine.Validation;
 /// SessionRejectReason and tag. Allocation-free; on a valid message it is one pass over the fields.
 /// </summary>
 /// <remarks>
+/// The parser screens every field as it resolves the structure, so on a valid message validation is only the
+/// out-of-order, MsgType and required-field checks.
 /// When a message has several problems, the one reported is the one QuickFIX reports, so that counterparties see
 /// the same Reject from either engine: fields out of order first, then MsgType, then required fields (header,
 /// trailer, body, in dictionary order), then per section (header, trailer, body, then groups entry by entry) a
@@ -49,7 +51,12 @@ public sealed class MessageValidator
     public ValidationOptions Options { get; }
 
     /// <summary>Validates a message parsed with this validator's dictionary.</summary>
-    public ValidationResult Validate(FixMessage message)
+    public ValidationResult Validate(FixMessage message) => Validate(message, useParserScreen: true);
+
+    /// <summary>Validation that ignores the parser's screen and walks every field (tests check the two agree).</summary>
+    internal ValidationResult ValidateThoroughly(FixMessage message) => Validate(message, useParserScreen: false);
+
+    private ValidationResult Validate(FixMessage message, bool useParserScreen)
     {
         if (!message.IsParsed)
         {
@@ -81,7 +88,10 @@ public sealed class MessageValidator
             return ValidationResult.RejectFor(SessionRejectReason.RequiredTagMissing, missing);
         }
 
-        return CheckFields(message, definition);
+        // The parser already screened every field (known, allowed here, non-empty, well-formed, allowed value, group
+        // counts right, no repeats): a clean message is valid under any options. Only a suspect one is walked again
+        // to find the problem QuickFIX would report first, under these options.
+        return useParserScreen && message.IsClean ? ValidationResult.Valid : CheckFields(message, definition);
     }
 
     private static bool MissingRequired(FixMessage message, int[] required, out int tag)
@@ -298,13 +308,12 @@ public sealed class MessageValidator
         if (field is not null && field.HasValueCheck && f.Length != 0)
         {
             var value = message.ValueAt(fieldIndex);
-            if (field.Format != ValueFormat.Text && !HasValidFormat(field.Format, value))
+            if (!field.HasValidFormat(value))
             {
                 return SessionRejectReason.IncorrectDataFormatForValue;
             }
 
-            if (field.Enums is { } enums && !_allowUnknownEnums && (_checkUserDefined || tag < _userMin) &&
-                !(field.IsMultipleValue ? enums.ContainsAll(value) : enums.Contains(value)))
+            if (!_allowUnknownEnums && (_checkUserDefined || tag < _userMin) && !field.IsAllowedValue(value))
             {
                 return SessionRejectReason.ValueIsIncorrect;
             }
@@ -347,20 +356,6 @@ public sealed class MessageValidator
 
         return true;
     }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool HasValidFormat(ValueFormat format, ReadOnlySpan<byte> value) => format switch
-    {
-        ValueFormat.Text or ValueFormat.Data => true,
-        ValueFormat.Integer => FixValue.TryParseLong(value, out _),
-        ValueFormat.Decimal => FixDecimal.TryParse(value, out _),
-        ValueFormat.Char => value.Length == 1,
-        ValueFormat.Boolean => value.Length == 1 && (value[0] == (byte)'Y' || value[0] == (byte)'N'),
-        ValueFormat.UtcTimestamp => FixTimeFormat.IsValidTimestamp(value),
-        ValueFormat.UtcTimeOnly => FixTimeFormat.TryParseTimeOfDay(value, out _, out _),
-        ValueFormat.UtcDateOnly => FixTimeFormat.TryParseDate(value, out _),
-        _ => true,
-    };
 
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static void ThrowWrongDictionary() =>

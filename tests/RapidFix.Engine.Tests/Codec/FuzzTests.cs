@@ -8,7 +8,8 @@ namespace RapidFix.Engine.Tests.Codec;
 /// <summary>
 /// Mutates valid messages many thousands of times (bit flips, truncation, inserted SOH, deleted bytes, huge
 /// BodyLength, garbage, duplicated runs) and runs the receive path on each stream: framer, parser, validator.
-/// Every outcome must be a specific status, every step must make progress, nothing may throw or allocate.
+/// Every outcome must be a specific status, every step must make progress, nothing may throw or allocate, and the
+/// validator's fast path (the parser's screen) must agree with a full walk of the fields on every message.
 /// </summary>
 public sealed class FuzzTests
 {
@@ -191,6 +192,11 @@ public sealed class FuzzTests
                         else
                         {
                             var v = _validator.Validate(_message);
+                            if (v != _validator.ValidateThoroughly(_message))
+                            {
+                                throw new InvalidOperationException("the parser's screen and the full walk disagree");
+                            }
+
                             if (v.IsValid)
                             {
                                 stats.Valid++;

@@ -148,6 +148,34 @@ public sealed class FixValueFastPathTests
         }
     }
 
+    [Fact]
+    public void Digit_counts_are_exact_at_every_power_of_ten()
+    {
+        ulong p = 1;
+        for (int digits = 1; digits <= 20; digits++)
+        {
+            Assert.Equal(digits, FixValue.CountDigits(p));
+            if (p > 1)
+            {
+                Assert.Equal(digits - 1, FixValue.CountDigits(p - 1));
+            }
+
+            if (digits < 20)
+            {
+                p *= 10;
+            }
+        }
+
+        Assert.Equal(1, FixValue.CountDigits(0));
+        Assert.Equal(20, FixValue.CountDigits(ulong.MaxValue));
+        var random = new Random(3);
+        for (int i = 0; i < 10_000; i++)
+        {
+            ulong v = (ulong)random.NextInt64() >> random.Next(64);
+            Assert.Equal(v.ToString(System.Globalization.CultureInfo.InvariantCulture).Length, FixValue.CountDigits(v));
+        }
+    }
+
     [Theory]
     [InlineData("20261121-21:30:15")]
     [InlineData("20261121-21:30:15.123")]
