@@ -88,9 +88,12 @@ public sealed class PhaseController
 
             // Everything startup left behind is garbage now: collect it while pauses are still acceptable.
             GCSettings.LargeObjectHeapCompactionMode = GCLargeObjectHeapCompactionMode.CompactOnce;
+            // Finalizers found by the first collection run (and may free more); the second collection reclaims what
+            // they released, and its own finalizers run before the phase starts, not in it.
             GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
             GC.WaitForPendingFinalizers();
             GC.Collect(GC.MaxGeneration, GCCollectionMode.Forced, blocking: true, compacting: true);
+            GC.WaitForPendingFinalizers();
 
             bool regionStarted = false;
             if (noGcRegionBytes > 0)
