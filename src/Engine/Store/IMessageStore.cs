@@ -21,7 +21,7 @@ public enum StoreWriteStatus : byte
     Faulted,
 }
 
-/// <summary>Receives stored messages from <see cref="IMessageStore.ReadRange{THandler}"/>.</summary>
+/// <summary>Receives stored messages from <see cref="MessageStoreExtensions.ReadRange{THandler}"/>.</summary>
 public interface IStoredMessageHandler
 {
     /// <summary>
@@ -36,7 +36,7 @@ public interface IStoredMessageHandler
 /// began, and the messages it sent (by MsgSeqNum) so that a ResendRequest can be served.
 /// </summary>
 /// <remarks>
-/// <para>One writer: the session's thread calls the write methods and <see cref="ReadRange{THandler}"/>.
+/// <para>One writer: the session's thread calls the write methods and <see cref="MessageStoreExtensions.ReadRange{THandler}"/>.
 /// <see cref="DurablePosition"/>, <see cref="WaitForDurable"/> and <see cref="Counters"/> may be used from any
 /// thread. In the continuous phase no method here allocates: capacity is fixed when the store is opened, and a full
 /// store answers with a counted status rather than growing.</para>
@@ -90,13 +90,13 @@ public interface IMessageStore : IDisposable
     StoreWriteStatus Reset(DateTime creationTimeUtc);
 
     /// <summary>
-    /// Hands every stored message with <paramref name="beginSeqNum"/> &lt;= MsgSeqNum &lt;= <paramref name="endSeqNum"/>
-    /// (0 for "through the last", as in ResendRequest) to <paramref name="handler"/>, in order. Sequence numbers with
-    /// no stored message (never sent, or not persisted) are skipped: the caller gap-fills them.
+    /// The stored messages with <paramref name="beginSeqNum"/> &lt;= MsgSeqNum &lt;= <paramref name="endSeqNum"/>
+    /// (0 for "through the last", as in ResendRequest), in order, to enumerate with foreach. Sequence numbers with
+    /// no stored message (never sent, or not persisted) are absent: the caller gap-fills them. The range is valid
+    /// until the next write to the store. <see cref="MessageStoreExtensions.ReadRange{THandler}"/> hands the same
+    /// messages to a struct handler.
     /// </summary>
-    /// <returns>The number of messages handed over.</returns>
-    int ReadRange<THandler>(int beginSeqNum, int endSeqNum, ref THandler handler)
-        where THandler : struct, IStoredMessageHandler;
+    StoredMessageRange GetRange(int beginSeqNum, int endSeqNum);
 
     /// <summary>Blocks until <paramref name="position"/> is durable; false on timeout or when the store has faulted.</summary>
     bool WaitForDurable(long position, TimeSpan timeout);

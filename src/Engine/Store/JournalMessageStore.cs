@@ -71,7 +71,9 @@ public sealed class JournalMessageStore : IMessageStore
         FilePath = options.FilePath;
         _written = _flushedPosition = _durable = log.WrittenPosition;
 
-        // Create the monitors' sync blocks now, not on the first wait in the continuous phase.
+        // Create lazily built wait state now, not on the first wait in the continuous phase: the monitors' sync
+        // blocks, and the event's internal lock object (allocated on its first blocking wait).
+        _work.Wait(1);
         lock (_flushGate)
         {
             lock (_durableGate)
@@ -233,12 +235,16 @@ public sealed class JournalMessageStore : IMessageStore
         return Publish();
     }
 
-    public int ReadRange<THandler>(int beginSeqNum, int endSeqNum, ref THandler handler)
-        where THandler : struct, IStoredMessageHandler
+    public StoredMessageRange GetRange(int beginSeqNum, int endSeqNum)
     {
         ThrowIfDisposed();
-        return _log.ReadRange(beginSeqNum, endSeqNum, ref handler);
+        return new StoredMessageRange(_log, beginSeqNum, endSeqNum);
     }
+
+    /// <summary>Hands the stored messages of a range to a struct handler (see <see cref="IMessageStore.GetRange"/>).</summary>
+    public int ReadRange<THandler>(int beginSeqNum, int endSeqNum, ref THandler handler)
+        where THandler : struct, IStoredMessageHandler =>
+        GetRange(beginSeqNum, endSeqNum).Read(ref handler);
 
     public bool WaitForDurable(long position, TimeSpan timeout)
     {

@@ -72,12 +72,16 @@ public sealed class MemoryMessageStore : IMessageStore
         return StoreWriteStatus.Ok;
     }
 
-    public int ReadRange<THandler>(int beginSeqNum, int endSeqNum, ref THandler handler)
-        where THandler : struct, IStoredMessageHandler
+    public StoredMessageRange GetRange(int beginSeqNum, int endSeqNum)
     {
         ThrowIfDisposed();
-        return _log.ReadRange(beginSeqNum, endSeqNum, ref handler);
+        return new StoredMessageRange(_log, beginSeqNum, endSeqNum);
     }
+
+    /// <summary>Hands the stored messages of a range to a struct handler (see <see cref="IMessageStore.GetRange"/>).</summary>
+    public int ReadRange<THandler>(int beginSeqNum, int endSeqNum, ref THandler handler)
+        where THandler : struct, IStoredMessageHandler =>
+        GetRange(beginSeqNum, endSeqNum).Read(ref handler);
 
     public bool WaitForDurable(long position, TimeSpan timeout) => position <= DurablePosition;
 

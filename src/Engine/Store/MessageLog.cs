@@ -238,20 +238,10 @@ internal sealed class MessageLog
         return lo;
     }
 
-    public int ReadRange<THandler>(int beginSeqNum, int endSeqNum, ref THandler handler)
-        where THandler : struct, IStoredMessageHandler
-    {
-        int last = endSeqNum <= 0 ? int.MaxValue : endSeqNum;
-        int delivered = 0;
-        for (int i = LowerBound(beginSeqNum); i < _count && _seqNums[i] <= last; i++)
-        {
-            delivered++;
-            if (!handler.OnMessage(_seqNums[i], new ReadOnlySpan<byte>(_buffer, _offsets[i], _lengths[i])))
-            {
-                break;
-            }
-        }
+    /// <summary>Index of the first stored message with MsgSeqNum &gt;= <paramref name="seqNum"/>.</summary>
+    public int FirstIndexAtOrAfter(int seqNum) => LowerBound(seqNum);
 
-        return delivered;
-    }
+    public int SeqNumAt(int index) => _seqNums[index];
+
+    public ReadOnlySpan<byte> MessageAt(int index) => new(_buffer, _offsets[index], _lengths[index]);
 }

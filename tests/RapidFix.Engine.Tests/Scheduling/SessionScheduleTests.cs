@@ -7,7 +7,7 @@ namespace RapidFix.Engine.Tests.Scheduling;
 public sealed class SessionScheduleTests
 {
     /// <summary>US Eastern rules since 2007, built in code so the tests do not depend on the machine's tz data.</summary>
-    private static readonly TimeZoneInfo Eastern = TimeZoneInfo.CreateCustomTimeZone(
+    internal static readonly TimeZoneInfo Eastern = TimeZoneInfo.CreateCustomTimeZone(
         "Test/Eastern",
         TimeSpan.FromHours(-5),
         "Test Eastern",
@@ -213,15 +213,20 @@ public sealed class SessionScheduleTests
             }
         }
     }
+}
 
+/// <summary>Schedule checks run on every timer tick of the continuous phase: they must allocate nothing.</summary>
+[Collection(RapidFix.Engine.Tests.Store.AllocationTestCollection.Name)]
+public sealed class ScheduleAllocationTests
+{
     [Fact]
     public void Continuous_phase_checks_allocate_nothing()
     {
-        var schedule = SessionSchedule.Weekly(DayOfWeek.Sunday, T(17), DayOfWeek.Friday, T(17), Eastern);
-        var daily = SessionSchedule.Daily(T(22), T(6), Eastern);
-        var state = (schedule, daily, t: Utc(2024, 3, 1, 0));
+        var schedule = SessionSchedule.Weekly(DayOfWeek.Sunday, new TimeOnly(17), DayOfWeek.Friday, new TimeOnly(17), SessionScheduleTests.Eastern);
+        var daily = SessionSchedule.Daily(new TimeOnly(22), new TimeOnly(6), SessionScheduleTests.Eastern);
+        var state = (schedule, daily, t: new DateTime(2024, 3, 1, 0, 0, 0, DateTimeKind.Utc));
 
-        long bytes = Allocations.Measure(state, static s =>
+        long bytes = RapidFix.Engine.Tests.Store.SteadyStateAllocations.Measure(state, static s =>
         {
             // A walk through March 2024, across the DST change, one step per call.
             long step = TimeSpan.TicksPerMinute * 37;
