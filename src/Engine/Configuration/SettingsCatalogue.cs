@@ -1,0 +1,231 @@
+using System.Collections.Frozen;
+using static RapidFix.Engine.Configuration.SettingKeys;
+
+namespace RapidFix.Engine.Configuration;
+
+/// <summary>
+/// Every settings key the engine understands: the QuickFIX/n vocabulary (so its users bring their files unchanged)
+/// and RapidFix's own keys. Keys are matched ignoring case, as QuickFIX/n does.
+/// </summary>
+public static class SettingsCatalogue
+{
+    private static readonly TimeSpan Second = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan Millisecond = TimeSpan.FromMilliseconds(1);
+    private static readonly TimeSpan Microsecond = TimeSpan.FromTicks(10);
+
+    /// <summary>The BeginString values a session may use.</summary>
+    public static readonly IReadOnlyList<string> BeginStrings =
+        ["FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4", "FIXT.1.1"];
+
+    /// <summary>DefaultApplVerID values: a BeginString-style name or the ApplVerID(1128) enumeration.</summary>
+    public static readonly IReadOnlyList<string> ApplVerIds =
+        ["FIX.2.7", "FIX.3.0", "FIX.4.0", "FIX.4.1", "FIX.4.2", "FIX.4.3", "FIX.4.4", "FIX.5.0", "FIX.5.0SP1", "FIX.5.0SP2",
+         "0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+
+    /// <summary>All definitions, in catalogue order.</summary>
+    public static IReadOnlyList<SettingDefinition> All { get; } = Build();
+
+    private static readonly FrozenDictionary<string, SettingDefinition> ByKey =
+        All.ToFrozenDictionary(d => d.Key, StringComparer.OrdinalIgnoreCase);
+
+    /// <summary>
+    /// Finds the definition of <paramref name="key"/>, ignoring case; indexed keys (SocketConnectHost1) resolve to
+    /// their base definition.
+    /// </summary>
+    public static SettingDefinition? Find(string key)
+    {
+        ArgumentNullException.ThrowIfNull(key);
+        if (ByKey.TryGetValue(key, out var definition))
+        {
+            return definition;
+        }
+
+        int end = key.Length;
+        while (end > 0 && char.IsAsciiDigit(key[end - 1]))
+        {
+            end--;
+        }
+
+        if (end < key.Length && end > 0 && ByKey.TryGetValue(key[..end], out definition) && definition.Indexed)
+        {
+            return definition;
+        }
+
+        return null;
+    }
+
+    /// <summary>The closest known key to an unknown one (for "did you mean" hints), or null when none is close.</summary>
+    public static string? Suggest(string unknownKey)
+    {
+        string? best = null;
+        int bestDistance = int.MaxValue;
+        foreach (var definition in All)
+        {
+            int distance = EditDistance(unknownKey.ToUpperInvariant(), definition.Key.ToUpperInvariant());
+            if (distance < bestDistance)
+            {
+                bestDistance = distance;
+                best = definition.Key;
+            }
+        }
+
+        return bestDistance <= Math.Max(2, unknownKey.Length / 5) ? best : null;
+    }
+
+    private static int EditDistance(string a, string b)
+    {
+        var previous = new int[b.Length + 1];
+        var current = new int[b.Length + 1];
+        for (int j = 0; j <= b.Length; j++)
+        {
+            previous[j] = j;
+        }
+
+        for (int i = 1; i <= a.Length; i++)
+        {
+            current[0] = i;
+            for (int j = 1; j <= b.Length; j++)
+            {
+                int cost = a[i - 1] == b[j - 1] ? 0 : 1;
+                current[j] = Math.Min(Math.Min(current[j - 1] + 1, previous[j] + 1), previous[j - 1] + cost);
+            }
+
+            (previous, current) = (current, previous);
+        }
+
+        return previous[b.Length];
+    }
+
+    private static SettingDefinition S(string key, string description, string? defaultValue = null) =>
+        new() { Key = key, Type = SettingType.String, Description = description, DefaultValue = defaultValue };
+
+    private static SettingDefinition P(string key, string description) =>
+        new() { Key = key, Type = SettingType.Path, Description = description };
+
+    private static SettingDefinition B(string key, string description, string? defaultValue) =>
+        new() { Key = key, Type = SettingType.Boolean, Description = description, DefaultValue = defaultValue };
+
+    private static SettingDefinition I(string key, string description, string? defaultValue, long min, long max) =>
+        new() { Key = key, Type = SettingType.Integer, Description = description, DefaultValue = defaultValue, Min = min, Max = max };
+
+    private static SettingDefinition D(string key, string description, string? defaultValue, TimeSpan unit, long min, long max) =>
+        new() { Key = key, Type = SettingType.Duration, Description = description, DefaultValue = defaultValue, Unit = unit, Min = min, Max = max };
+
+    private static SettingDefinition C(string key, string description, string? defaultValue, params string[] values) =>
+        new() { Key = key, Type = SettingType.Choice, Description = description, DefaultValue = defaultValue, AllowedValues = values };
+
+    private static SettingDefinition[] Build()
+    {
+        const int MaxInt = int.MaxValue;
+        SettingDefinition rapid(SettingDefinition d) => d with { Origin = SettingOrigin.RapidFix };
+        SettingDefinition unsupported(SettingDefinition d) => d with { Support = SettingSupport.Unsupported };
+        SettingDefinition ignored(SettingDefinition d) => d with { Support = SettingSupport.Ignored };
+
+        return
+        [
+            // Session identity.
+            new() { Key = BeginString, Type = SettingType.Choice, AllowedValues = BeginStrings, Description = "FIX version of the session's transport: FIX.4.0 to FIX.4.4, or FIXT.1.1 for FIX 5.x." },
+            S(SenderCompId, "Our CompID (tag 49 on messages we send)."),
+            S(SenderSubId, "Our SubID (tag 50), part of the session identity when set."),
+            S(SenderLocationId, "Our LocationID (tag 142), part of the session identity when set."),
+            S(TargetCompId, "The counterparty's CompID (tag 56 on messages we send)."),
+            S(TargetSubId, "The counterparty's SubID (tag 57), part of the session identity when set."),
+            S(TargetLocationId, "The counterparty's LocationID (tag 143), part of the session identity when set."),
+            S(SessionQualifier, "Distinguishes sessions that are otherwise identical."),
+            new() { Key = DefaultApplVerId, Type = SettingType.Choice, AllowedValues = ApplVerIds, Description = "Required for FIXT.1.1: the application version (FIX.5.0SP2 or the ApplVerID enumeration)." },
+            C(ConnectionType, "Whether we accept or initiate the connection.", null, "acceptor", "initiator"),
+
+            // Schedule.
+            new() { Key = StartTime, Type = SettingType.TimeOfDay, Description = "Time of day the session starts (in TimeZone, UTC by default)." },
+            new() { Key = EndTime, Type = SettingType.TimeOfDay, Description = "Time of day the session ends; at or before StartTime means it ends on the next day." },
+            new() { Key = StartDay, Type = SettingType.DayOfWeek, Description = "For weekly sessions: the day StartTime applies to." },
+            new() { Key = EndDay, Type = SettingType.DayOfWeek, Description = "For weekly sessions: the day EndTime applies to." },
+            new() { Key = Weekdays, Type = SettingType.DayList, Description = "Daily sessions only on these days (the day each session starts), e.g. Mon,Tue,Wed,Thu,Fri." },
+            new() { Key = SettingKeys.TimeZone, Type = SettingType.TimeZone, Description = "Time zone of StartTime/EndTime (IANA id, or a common Windows id)." },
+            B(UseLocalTime, "StartTime/EndTime are in the machine's local time zone.", "N"),
+            B(NonStopSession, "The session never ends: no schedule, no daily reset.", "N"),
+
+            // Transport.
+            S(SocketAcceptHost, "Address the acceptor listens on (all addresses when absent)."),
+            new() { Key = SocketAcceptPort, Type = SettingType.Port, Description = "Port the acceptor listens on." },
+            S(SocketConnectHost, "Host the initiator connects to; SocketConnectHost1, 2, ... are failover hosts.") with { Indexed = true },
+            new() { Key = SocketConnectPort, Type = SettingType.Port, Indexed = true, Description = "Port the initiator connects to; SocketConnectPort1, 2, ... pair with the failover hosts." },
+            D(ReconnectInterval, "Seconds between reconnection attempts of an initiator.", "30", Second, 1, MaxInt),
+            B(SocketNodelay, "Disable Nagle's algorithm (TCP_NODELAY).", "Y"),
+            B(SocketReuseAddress, "Set SO_REUSEADDR on the listening socket.", "Y"),
+            I(SocketSendBufferSize, "Socket send buffer size in bytes (0 leaves the OS default).", "0", 0, MaxInt),
+            I(SocketReceiveBufferSize, "Socket receive buffer size in bytes (0 leaves the OS default).", "0", 0, MaxInt),
+            D(SocketSendTimeout, "Socket send timeout in milliseconds (0 for none).", "0", Millisecond, 0, MaxInt),
+            D(SocketReceiveTimeout, "Socket receive timeout in milliseconds (0 for none).", "0", Millisecond, 0, MaxInt),
+            unsupported(B("SocketIgnoreProxy", "QuickFIX/n: bypass the system proxy.", "N")),
+            unsupported(B("SSLEnable", "QuickFIX/n: TLS. RapidFix does not terminate TLS.", "N")),
+            unsupported(S("SSLServerName", "QuickFIX/n: TLS server name.")),
+            unsupported(S("SSLProtocols", "QuickFIX/n: TLS protocol versions.")),
+            unsupported(B("SSLValidateCertificates", "QuickFIX/n: validate TLS certificates.", "Y")),
+            unsupported(B("SSLCheckCertificateRevocation", "QuickFIX/n: check TLS certificate revocation.", "Y")),
+            unsupported(P("SSLCertificate", "QuickFIX/n: TLS certificate file.")),
+            unsupported(S("SSLCertificatePassword", "QuickFIX/n: TLS certificate password.")),
+            unsupported(B("SSLRequireClientCertificate", "QuickFIX/n: require a client certificate.", "Y")),
+            unsupported(P("SSLCACertificate", "QuickFIX/n: TLS CA certificate file.")),
+
+            // Session protocol behaviour.
+            D(HeartBtInt, "Heartbeat interval in seconds (an initiator sends it in its Logon).", null, Second, 0, MaxInt),
+            B(ResetOnLogon, "Reset sequence numbers when a Logon is received or sent.", "N"),
+            B(ResetOnLogout, "Reset sequence numbers after a Logout.", "N"),
+            B(ResetOnDisconnect, "Reset sequence numbers after a disconnection.", "N"),
+            B(RefreshOnLogon, "Reload the message store from disk at Logon.", "N"),
+            B(PersistMessages, "Keep sent messages for resending; when N, resends are answered with gap fills.", "Y"),
+            D(LogonTimeout, "Seconds to wait for the Logon reply.", "10", Second, 1, MaxInt),
+            D(LogoutTimeout, "Seconds to wait for the Logout reply.", "2", Second, 1, MaxInt),
+            B(CheckLatency, "Reject messages whose SendingTime is more than MaxLatency away from our clock.", "Y"),
+            D(MaxLatency, "Seconds of SendingTime skew tolerated when CheckLatency=Y.", "120", Second, 1, MaxInt),
+            B(CheckCompId, "Reject messages whose CompIDs do not match the session.", "Y"),
+            B(SendRedundantResendRequests, "Send a ResendRequest even when one for the same range is outstanding.", "N"),
+            B(ResendSessionLevelRejects, "Resend session-level Reject messages instead of gap-filling over them.", "N"),
+            B(MillisecondsInTimeStamp, "QuickFIX: milliseconds in SendingTime (superseded by TimeStampPrecision).", "Y"),
+            C(TimeStampPrecision, "Precision of the timestamps we send.", "Millisecond", "Second", "Millisecond", "Microsecond", "Nanosecond"),
+            B(EnableLastMsgSeqNumProcessed, "Put LastMsgSeqNumProcessed(369) on every message sent.", "N"),
+            I(MaxMessagesInResendRequest, "Largest range asked for in one ResendRequest (0 for no limit).", "0", 0, MaxInt),
+            B(SendLogoutBeforeDisconnectFromTimeout, "Send a Logout before disconnecting on a heartbeat timeout.", "N"),
+            B(IgnorePossDupResendRequests, "Ignore ResendRequests that carry PossDupFlag=Y.", "N"),
+            B(RequiresOrigSendingTime, "Reject PossDup messages without OrigSendingTime(122).", "Y"),
+            B(ValidateLengthAndChecksum, "Reject messages with a wrong BodyLength or CheckSum.", "Y"),
+
+            // Data dictionary and validation.
+            B(UseDataDictionary, "Validate messages against the data dictionary.", "Y"),
+            P(DataDictionary, "Data dictionary (FIX 4.x)."),
+            P(TransportDataDictionary, "Transport data dictionary (FIXT.1.1)."),
+            P(AppDataDictionary, "Application data dictionary (FIX 5.x over FIXT.1.1)."),
+            B(ValidateFieldsOutOfOrder, "Reject header, body or trailer fields out of order.", "Y"),
+            B(ValidateFieldsHaveValues, "Reject fields with empty values.", "Y"),
+            B(ValidateUserDefinedFields, "Validate user-defined fields (tag 5000 and above) against the dictionary.", "Y"),
+            B(AllowUnknownMsgFields, "Accept fields the dictionary does not define for the message.", "N"),
+            B(AllowUnknownEnumValues, "Accept enumerated fields with values the dictionary does not list.", "N"),
+
+            // Storage and logging.
+            P(FileStorePath, "Directory of the recoverable message store (one journal per session)."),
+            P(FileLogPath, "Directory of the message and event logs."),
+            unsupported(P("DebugFileLogPath", "QuickFIX/n: debug log directory.")),
+            ignored(B("ScreenLogShowIncoming", "QuickFIX/n screen log: show incoming messages.", "N")),
+            ignored(B("ScreenLogShowOutgoing", "QuickFIX/n screen log: show outgoing messages.", "N")),
+            ignored(B("ScreenLogShowEvents", "QuickFIX/n screen log: show events.", "N")),
+            ignored(B("Verbose", "QuickFIX test settings: verbose logging.", "N")),
+            unsupported(S("Encoding", "QuickFIX/n: character encoding of string fields (RapidFix works on bytes).")),
+            unsupported(B("CmeEnhancedResend", "QuickFIX/n: CME enhanced resend handling.", "N")),
+            unsupported(S("RedactFieldsInLogs", "QuickFIX/n: fields to redact in logs.")),
+            unsupported(S("RedactionLogText", "QuickFIX/n: text replacing redacted values.")),
+
+            // RapidFix's own settings.
+            rapid(I(MaxMessageSize, "Largest message, in bytes, the engine reads or writes.", "65536", 256, 64 << 20)),
+            rapid(I(MessagePoolSize, "Message objects pre-allocated per session at startup.", "1024", 1, 1 << 24)),
+            rapid(I(BufferPoolSize, "Message buffers (of MaxMessageSize) pre-allocated per session at startup.", "256", 1, 1 << 24)),
+            rapid(I(OutboundQueueDepth, "Messages that may wait to be sent before senders are refused.", "4096", 1, 1 << 24)),
+            rapid(C(StoreType, "Message store: journal (on disk, recoverable) or express (memory only). Defaults to journal when FileStorePath is set.", null, "journal", "express")),
+            rapid(C(StoreFlushPolicy, "When journal writes reach the disk: EveryMessage (write+fsync per message), GroupCommit (a flusher thread batches writes into one write+fsync), OsOnly (written to the OS, never fsynced).", "GroupCommit", "EveryMessage", "GroupCommit", "OsOnly")),
+            rapid(I(StoreFlushMaxBatch, "GroupCommit: flush as soon as this many records are pending.", "64", 1, 1 << 20)),
+            rapid(D(StoreFlushMaxDelayMicroseconds, "GroupCommit: longest time, in microseconds, the flusher waits for a batch to fill (0 flushes at once).", "0", Microsecond, 0, 1_000_000)),
+            rapid(I(StoreMaxMessages, "Sent messages the store indexes per generation (between resets).", "1000000", 16, 1 << 28)),
+            rapid(I(StoreMaxBytes, "Bytes of journal (messages and sequence records) the store holds per generation.", "268435456", 4096, int.MaxValue)),
+        ];
+    }
+}

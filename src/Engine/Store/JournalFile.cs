@@ -1,0 +1,208 @@
+using System.Buffers.Binary;
+using System.Runtime.InteropServices;
+
+namespace RapidFix.Engine.Store;
+
+/// <summary>
+/// Opening, scanning, repairing and compacting a journal file: the startup half of <see cref="JournalMessageStore"/>.
+/// </summary>
+internal static partial class JournalFile
+{
+    /// <summary>What a scan of the file found.</summary>
+    internal readonly record struct ScanResult(long ValidEnd, long LastGenerationOffset, long Records, string? StopReason);
+
+    /// <summary>Opens (creating if needed) the journal with an exclusive lock, so two processes never share it.</summary>
+    public static FileStream OpenExclusive(string path)
+    {
+        try
+        {
+            return new FileStream(path, FileMode.OpenOrCreate, FileAccess.ReadWrite, FileShare.None, bufferSize: 0, FileOptions.None);
+        }
+        catch (IOException e)
+        {
+            throw new StoreException($"cannot open the journal {path}: it is in use by another process or not accessible ({e.Message})", e);
+        }
+        catch (UnauthorizedAccessException e)
+        {
+            throw new StoreException($"cannot open the journal {path}: access denied ({e.Message})", e);
+        }
+    }
+
+    /// <summary>
+    /// Walks the records from the start and stops at the first one that is incomplete, has an impossible length or
+    /// type, or fails its CRC: everything before it is valid, everything from it on is a torn write.
+    /// </summary>
+    public static ScanResult Scan(FileStream file, string path)
+    {
+        long length = file.Length;
+        var handle = file.SafeFileHandle;
+        if (length == 0)
+        {
+            return new ScanResult(0, -1, 0, null);
+        }
+
+        Span<byte> magic = stackalloc byte[JournalFormat.FileHeaderSize];
+        int magicRead = RandomAccess.Read(handle, magic, 0);
+        if (magicRead < JournalFormat.FileHeaderSize)
+        {
+            // A crash while the file was being created leaves a prefix of the magic; anything else is not ours.
+            if (JournalFormat.FileMagic.StartsWith(magic[..magicRead]))
+            {
+                return new ScanResult(0, -1, 0, "the file header is incomplete");
+            }
+
+            throw NotAJournal(path);
+        }
+
+        if (!magic.SequenceEqual(JournalFormat.FileMagic))
+        {
+            throw NotAJournal(path);
+        }
+
+        long offset = JournalFormat.FileHeaderSize;
+        long lastGeneration = -1;
+        long records = 0;
+        string? reason = null;
+        byte[] buffer = new byte[64 * 1024];
+        while (true)
+        {
+            long remaining = length - offset;
+            if (remaining == 0)
+            {
+                break;
+            }
+
+            if (remaining < JournalFormat.RecordHeaderSize)
+            {
+                reason = $"a record header at offset {offset} is incomplete";
+                break;
+            }
+
+            RandomAccess.Read(handle, buffer.AsSpan(0, JournalFormat.RecordHeaderSize), offset);
+            long bodyLength = BinaryPrimitives.ReadUInt32LittleEndian(buffer);
+            if (bodyLength < 1 || bodyLength > remaining - JournalFormat.RecordHeaderSize)
+            {
+                reason = bodyLength < 1
+                    ? $"the record at offset {offset} has length 0"
+                    : $"the record at offset {offset} claims {bodyLength} bytes but only {remaining - JournalFormat.RecordHeaderSize} follow";
+                break;
+            }
+
+            int recordSize = JournalFormat.RecordHeaderSize + (int)bodyLength;
+            if (buffer.Length < recordSize)
+            {
+                var larger = new byte[recordSize];
+                buffer.AsSpan(0, JournalFormat.RecordHeaderSize).CopyTo(larger);
+                buffer = larger;
+            }
+
+            var record = buffer.AsSpan(0, recordSize);
+            RandomAccess.Read(handle, record[JournalFormat.RecordHeaderSize..], offset + JournalFormat.RecordHeaderSize);
+            if (!JournalFormat.CrcMatches(record))
+            {
+                reason = $"the record at offset {offset} fails its CRC";
+                break;
+            }
+
+            if (InvalidBody(record[JournalFormat.RecordHeaderSize..], isFirst: offset == JournalFormat.FileHeaderSize) is { } invalid)
+            {
+                reason = $"the record at offset {offset} {invalid}";
+                break;
+            }
+
+            if (record[JournalFormat.RecordHeaderSize] == (byte)RecordType.Generation)
+            {
+                lastGeneration = offset;
+            }
+
+            records++;
+            offset += recordSize;
+        }
+
+        return new ScanResult(offset, lastGeneration, records, reason);
+    }
+
+    private static string? InvalidBody(ReadOnlySpan<byte> body, bool isFirst)
+    {
+        var type = (RecordType)body[0];
+        var payload = body[1..];
+        if (isFirst && type != RecordType.Generation)
+        {
+            return "should start a generation but does not";
+        }
+
+        return type switch
+        {
+            RecordType.Generation => payload.Length == JournalFormat.GenerationPayloadSize ? null : "is a generation record of the wrong size",
+            RecordType.NextSender or RecordType.NextTarget => payload.Length == JournalFormat.SequencePayloadSize && BinaryPrimitives.ReadInt32LittleEndian(payload) >= 1
+                ? null
+                : "is an invalid sequence record",
+            RecordType.Message => payload.Length > JournalFormat.MessagePrefixSize && BinaryPrimitives.ReadInt32LittleEndian(payload) >= 1
+                ? null
+                : "is an invalid message record",
+            _ => $"has unknown type {(byte)type}",
+        };
+    }
+
+    /// <summary>Reads [from, to) of the file.</summary>
+    public static byte[] ReadRange(FileStream file, long from, long to)
+    {
+        var bytes = new byte[checked((int)(to - from))];
+        int done = 0;
+        while (done < bytes.Length)
+        {
+            int read = RandomAccess.Read(file.SafeFileHandle, bytes.AsSpan(done), from + done);
+            if (read == 0)
+            {
+                throw new StoreException($"the journal {file.Name} shrank while it was being read");
+            }
+
+            done += read;
+        }
+
+        return bytes;
+    }
+
+    /// <summary>Writes the file header and <paramref name="records"/> to a new file that atomically replaces <paramref name="path"/>.</summary>
+    public static void Rewrite(string path, ReadOnlySpan<byte> records)
+    {
+        string temporary = path + ".rewrite";
+        using (var rewrite = new FileStream(temporary, FileMode.Create, FileAccess.Write, FileShare.None, bufferSize: 0))
+        {
+            RandomAccess.Write(rewrite.SafeFileHandle, JournalFormat.FileMagic, 0);
+            RandomAccess.Write(rewrite.SafeFileHandle, records, JournalFormat.FileHeaderSize);
+            rewrite.Flush(flushToDisk: true);
+        }
+
+        File.Move(temporary, path, overwrite: true);
+        SyncDirectory(Path.GetDirectoryName(Path.GetFullPath(path))!);
+    }
+
+    /// <summary>Makes a file's creation or renaming durable by fsyncing its directory (POSIX only; a no-op on Windows).</summary>
+    public static void SyncDirectory(string directory)
+    {
+        if (OperatingSystem.IsWindows())
+        {
+            return;
+        }
+
+        int fd = Open(directory, 0 /* O_RDONLY */);
+        if (fd >= 0)
+        {
+            _ = FSync(fd);
+            _ = Close(fd);
+        }
+    }
+
+    private static StoreException NotAJournal(string path) =>
+        new($"{path} is not a RapidFix journal (its first bytes are not the journal header); it was left untouched");
+
+    [LibraryImport("libc", EntryPoint = "open", StringMarshalling = StringMarshalling.Utf8)]
+    private static partial int Open(string path, int flags);
+
+    [LibraryImport("libc", EntryPoint = "fsync")]
+    private static partial int FSync(int fd);
+
+    [LibraryImport("libc", EntryPoint = "close")]
+    private static partial int Close(int fd);
+}

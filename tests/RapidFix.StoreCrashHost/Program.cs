@@ -1,0 +1,42 @@
+using RapidFix.Engine.Store;
+using RapidFix.StoreCrashHost;
+
+// Usage: RapidFix.StoreCrashHost <journal file> <flush policy> [first seqnum]
+// Appends messages first.. (with a target sequence update after each) to a journal store forever, and prints
+// "DURABLE <n>" once message n and its target update are durable. The test kills it with SIGKILL mid-stream.
+if (args.Length < 2)
+{
+    Console.Error.WriteLine("usage: RapidFix.StoreCrashHost <journal file> <EveryMessage|GroupCommit|OsOnly> [first seqnum]");
+    return 2;
+}
+
+var policy = Enum.Parse<FlushPolicy>(args[1]);
+using var store = JournalMessageStore.Open(
+    new JournalOptions { FilePath = args[0], FlushPolicy = policy, MaxMessages = 4_000_000, MaxBytes = 1 << 30 },
+    DateTime.UtcNow);
+int seq = store.NextSenderMsgSeqNum;
+Console.WriteLine($"READY {seq}");
+
+var pending = new Queue<(int SeqNum, long Position)>();
+while (true)
+{
+    if (store.Append(seq, CrashStream.Message(seq)) != StoreWriteStatus.Ok ||
+        store.SetNextTargetMsgSeqNum(CrashStream.TargetAfter(seq)) != StoreWriteStatus.Ok)
+    {
+        Console.WriteLine($"REFUSED {seq}");
+        return 1;
+    }
+
+    pending.Enqueue((seq, store.WrittenPosition));
+    long durable = store.DurablePosition;
+    while (pending.Count > 0 && pending.Peek().Position <= durable)
+    {
+        Console.WriteLine($"DURABLE {pending.Dequeue().SeqNum}");
+    }
+
+    seq++;
+    if (seq % 64 == 0)
+    {
+        Thread.Sleep(1); // keep the stream going for a while rather than filling the disk
+    }
+}
