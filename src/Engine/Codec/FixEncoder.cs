@@ -141,6 +141,33 @@ public sealed class FixEncoder
         Unsafe.Add(ref b, at + length) = 1;
     }
 
+    /// <summary>
+    /// Appends ready-made fields ("tag=value&lt;SOH&gt;" each, e.g. a body written by <see cref="Sessions.FixBodyWriter"/>
+    /// or copied from another message) as they are.
+    /// </summary>
+    public void AddRaw(ReadOnlySpan<byte> fields)
+    {
+        if (fields.IsEmpty || !TryReserve(fields.Length, out int at))
+        {
+            return;
+        }
+
+        fields.CopyTo(new Span<byte>(_buffer, at, fields.Length));
+    }
+
+    /// <summary>Adds a field whose value is an ASCII string (startup-known values such as DefaultApplVerID).</summary>
+    public void AddAscii(int tag, string value)
+    {
+        if (!TryReserve(FixValue.CountDigits((uint)tag) + 2 + value.Length, out int at))
+        {
+            return;
+        }
+
+        at = WriteTag(tag, at);
+        System.Text.Encoding.ASCII.GetBytes(value, new Span<byte>(_buffer, at, value.Length));
+        _buffer[at + value.Length] = 1;
+    }
+
     /// <summary>Adds a data field preceded by its Length field (e.g. RawDataLength 95 + RawData 96).</summary>
     public void AddData(int lengthTag, int dataTag, ReadOnlySpan<byte> data)
     {

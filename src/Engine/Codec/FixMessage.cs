@@ -53,6 +53,8 @@ public sealed partial class FixMessage : IFieldAccessor
     private bool _hasRepeated;
     private bool _clean;
     private bool _groupsClean;
+    private int _groupDelimiterCountTag;
+    private int _groupDelimiterTag;
 
     public FixMessage()
         : this(FixMessageOptions.Default)
@@ -129,6 +131,15 @@ public sealed partial class FixMessage : IFieldAccessor
     /// </summary>
     internal bool IsClean => _clean;
 
+    /// <summary>True when a group with a non-zero count does not start with its delimiter field.</summary>
+    public bool HasGroupDelimiterProblem => _groupDelimiterCountTag != 0;
+
+    /// <summary>The count tag of that group.</summary>
+    public int GroupDelimiterCountTag => _groupDelimiterCountTag;
+
+    /// <summary>The delimiter the group's first entry should have started with.</summary>
+    public int GroupDelimiterTag => _groupDelimiterTag;
+
     /// <summary>
     /// Parses a complete, framed message (see <see cref="FixFramer"/>) held in <paramref name="buffer"/> without
     /// copying it. The view refers to the buffer until the next parse.
@@ -202,6 +213,8 @@ public sealed partial class FixMessage : IFieldAccessor
         _repeatedTag = 0;
         _clean = false;
         _groupsClean = true;
+        _groupDelimiterCountTag = 0;
+        _groupDelimiterTag = 0;
         if (++_generation == int.MaxValue)
         {
             // Stale entries carry old generations; after a wrap they could match again, so start clean.
@@ -497,6 +510,14 @@ public sealed partial class FixMessage : IFieldAccessor
 
             if (entries == 0 || !definition.Contains(tag))
             {
+                if (entries == 0 && declared > 0 && definition.Contains(tag) && _groupDelimiterCountTag == 0)
+                {
+                    // A group field where the first entry's delimiter should be.
+                    _groupDelimiterCountTag = g.CountTag;
+                    _groupDelimiterTag = delimiter;
+                    _groupsClean = false;
+                }
+
                 break;
             }
 
@@ -663,7 +684,54 @@ public sealed partial class FixMessage : IFieldAccessor
 
     internal ref readonly FieldEntry FieldAt(int fieldIndex) => ref _fields[fieldIndex];
 
+    /// <summary>
+    /// Where the body lies in the message (offset from the message start, and length): from the first body field to
+    /// the first trailer field. Needs a dictionary parse (sections); false when the message has no body.
+    /// </summary>
+    internal bool TryGetBodyRange(out int start, out int length)
+    {
+        start = 0;
+        length = 0;
+        int first = -1;
+        int end = -1;
+        for (int i = 3; i < _count; i++)
+        {
+            ref FieldEntry f = ref _fields[i];
+            if (f.Scope == 0 && f.Section == SectionTrailer)
+            {
+                end = TagStart(i);
+                break;
+            }
+
+            if (first < 0 && f.Scope == 0 && f.Section == SectionBody)
+            {
+                first = TagStart(i);
+            }
+        }
+
+        if (first < 0 || end < first)
+        {
+            return false;
+        }
+
+        start = first - _start;
+        length = end - first;
+        return true;
+    }
+
+    /// <summary>Buffer position of the first byte of field <paramref name="i"/>'s tag.</summary>
+    private int TagStart(int i)
+    {
+        int tag = _fields[i].Tag;
+        int digits = FixValue.CountDigits((ulong)Math.Abs((long)tag)) + (tag < 0 ? 1 : 0);
+        return _fields[i].Offset - digits - 1;
+    }
+
     internal int GroupInstanceCount => _groupCount;
+
+    /// <summary>The definition of the group an entry scope belongs to.</summary>
+    internal Dictionary.GroupDefinition? GroupDefinitionOf(FieldScope entry) =>
+        (uint)(entry.Id - 1) < (uint)_entryCount ? _groups[_entries[entry.Id - 1].Instance].Definition : null;
 
     internal ref readonly GroupInstance GroupAt(int instance) => ref _groups[instance];
 

@@ -68,6 +68,13 @@ public sealed class MessageValidator
             ThrowWrongDictionary();
         }
 
+        if (message.HasGroupDelimiterProblem)
+        {
+            // Found while parsing, before any other check (as QuickFIX finds it while building the message).
+            return new ValidationResult(ValidationOutcome.Reject, SessionRejectReason.Other, message.GroupDelimiterCountTag, true,
+                RejectDetail.GroupDelimiterMissing, message.GroupDelimiterTag);
+        }
+
         if (_checkOrder && message.HasFieldOutOfOrder)
         {
             return ValidationResult.RejectFor(SessionRejectReason.TagSpecifiedOutOfRequiredOrder, message.FieldOutOfOrderTag);

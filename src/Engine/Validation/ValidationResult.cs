@@ -16,8 +16,17 @@ public enum ValidationOutcome : byte
     Garbled,
 }
 
+/// <summary>A problem whose Reject carries its own text (reason Other, 99) instead of the reason's standard wording.</summary>
+public enum RejectDetail : byte
+{
+    None,
+
+    /// <summary>"Group {RefTagId}'s first entry does not start with delimiter {DetailTag}" (QuickFIX's wording).</summary>
+    GroupDelimiterMissing,
+}
+
 /// <summary>The outcome of validation: on failure, the SessionRejectReason and the tag it is about.</summary>
-public readonly record struct ValidationResult(ValidationOutcome Outcome, SessionRejectReason Reason, int RefTagId, bool HasRefTag)
+public readonly record struct ValidationResult(ValidationOutcome Outcome, SessionRejectReason Reason, int RefTagId, bool HasRefTag, RejectDetail Detail = RejectDetail.None, int DetailTag = 0)
 {
     public static ValidationResult Valid => default;
 

@@ -28,13 +28,9 @@ public interface IInProcessAcceptorFactory
 /// <summary>Where the runner finds the engine's acceptor.</summary>
 public static class InProcessAcceptors
 {
-    /// <summary>
-    /// The factory the command line uses. The session layer does not exist yet, so this one reports that it is
-    /// unavailable; the engine will provide a real factory here.
-    /// </summary>
-    public static IInProcessAcceptorFactory Default { get; } = new UnavailableAcceptorFactory(
-        "the in-process RapidFix acceptor is not available yet (the engine's session layer has not been plugged in); " +
-        "start an engine yourself and run against it with --host H --port P");
+    /// <summary>The factory the command line uses: a RapidFix engine with the acceptance application behind it.</summary>
+    public static IInProcessAcceptorFactory Default { get; } = new EngineAcceptorFactory(
+        Environment.GetEnvironmentVariable("RAPIDFIX_ACCEPTANCE_LOG") is { Length: > 0 } path ? File.Create(path) : null);
 }
 
 /// <summary>A factory that cannot start anything and says why.</summary>

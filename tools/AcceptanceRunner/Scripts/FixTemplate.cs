@@ -46,7 +46,7 @@ public static class FixTemplate
     }
 
     /// <summary>
-    /// Completes a message the way the QuickFIX test tools do: a message that starts with 8= and has no 9= gets the
+    /// Completes a message the way the QuickFIX test tools do: a message that starts with 8= and has no 9= as its second field gets the
     /// BodyLength of what follows the 8= field (CheckSum field excluded), inserted after 8=; one that does not end
     /// with a 10= field gets its CheckSum appended. Fields already present are kept exactly as written, so
     /// deliberately wrong lengths and checksums are sent as they are. A message that does not start with 8= is left
@@ -75,7 +75,8 @@ public static class FixTemplate
             rest = rest[..checksumStart];
         }
 
-        bool hasLength = message.Contains(Soh + "9=", StringComparison.Ordinal);
+        // BodyLength counts only as the second field: a "9=" inside a data field (XmlData...) is not one.
+        bool hasLength = rest.StartsWith("9=", StringComparison.Ordinal);
         string length = hasLength ? "" : "9=" + rest.Length.ToString(CultureInfo.InvariantCulture) + Soh;
         checksum ??= "10=" + Checksum(head + length + rest).ToString("000", CultureInfo.InvariantCulture) + Soh;
         return head + length + rest + checksum;

@@ -1,0 +1,317 @@
+using System.Text;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Validation;
+
+namespace RapidFix.Engine.Diagnostics;
+
+/// <summary>Severity of a log line.</summary>
+public enum LogLevel : byte
+{
+    Debug,
+    Info,
+    Warning,
+    Error,
+}
+
+/// <summary>The events the engine logs. Each has a fixed text with up to two numbers (A, B).</summary>
+public enum LogEvent : ushort
+{
+    SessionCreated,
+    Connected,
+    ConnectFailed,
+    LogonReceived,
+    LogonSent,
+    LogonRefused,
+    LogoutReceived,
+    LogoutSent,
+    Disconnected,
+    MsgSeqNumTooHigh,
+    MsgSeqNumTooLow,
+    ResendRequestSent,
+    ResendRequestReceived,
+    ResendSatisfied,
+    SequenceResetReceived,
+    GapFillSent,
+    RejectSent,
+    BusinessRejectSent,
+    GarbledMessage,
+    BadChecksum,
+    TestRequestSent,
+    HeartbeatTimeout,
+    OutboundBufferFull,
+    InboundQueueFull,
+    IncorrectBeginString,
+    CompIdProblem,
+    SendingTimeAccuracy,
+    UnknownSession,
+    AlreadyLoggedOn,
+    NotLogonFirst,
+    MessageTooLarge,
+    StoreWriteFailed,
+    SessionReset,
+}
+
+/// <summary>
+/// An allocation-free log: callers enqueue fixed-size entries (event, session, two numbers) into a pre-sized ring;
+/// a background thread turns them into text and writes bytes to a stream. A full ring drops the entry and counts
+/// it: logging never blocks the engine nor grows memory.
+/// </summary>
+public sealed class EngineLog : IDisposable
+{
+    private readonly Entry[] _ring;
+    private readonly object _gate = new();
+    private readonly Stream? _output;
+    private readonly byte[] _line = new byte[512];
+    private readonly Thread? _writer;
+    private byte[][] _sessionNames = [];
+    private long _head;
+    private long _tail;
+    private long _dropped;
+    private volatile bool _stopping;
+
+    /// <param name="output">Where lines go (a file, standard output); null keeps only the counters.</param>
+    /// <param name="capacity">Entries that may wait for the writer.</param>
+    /// <param name="minimumLevel">Entries below this level are not recorded.</param>
+    public EngineLog(Stream? output, int capacity = 8192, LogLevel minimumLevel = LogLevel.Info)
+    {
+        _output = output;
+        MinimumLevel = minimumLevel;
+        _ring = new Entry[capacity];
+        if (output is not null)
+        {
+            _writer = new Thread(WriteLoop) { IsBackground = true, Name = "rapidfix-log" };
+            _writer.Start();
+        }
+    }
+
+    /// <summary>A log that records nothing.</summary>
+    public static EngineLog Null { get; } = new(null, 1, LogLevel.Error);
+
+    public LogLevel MinimumLevel { get; }
+
+    /// <summary>Entries dropped because the ring was full.</summary>
+    public long Dropped => Interlocked.Read(ref _dropped);
+
+    /// <summary>Entries written since creation.</summary>
+    public long Written => Interlocked.Read(ref _tail);
+
+    /// <summary>Registers a session name (startup); the returned index identifies the session in entries.</summary>
+    public int RegisterSession(string name)
+    {
+        lock (_gate)
+        {
+            var next = new byte[_sessionNames.Length + 1][];
+            _sessionNames.CopyTo(next, 0);
+            next[^1] = Encoding.ASCII.GetBytes(name);
+            _sessionNames = next;
+            return next.Length - 1;
+        }
+    }
+
+    /// <summary>Records an event. Never blocks on I/O, never allocates.</summary>
+    public void Write(LogLevel level, LogEvent ev, int session, long a = 0, long b = 0)
+    {
+        if (level < MinimumLevel || _output is null)
+        {
+            return;
+        }
+
+        long now = Time.EngineClock.Shared.UtcNowNanos;
+        lock (_gate)
+        {
+            if (_head - _tail >= _ring.Length)
+            {
+                _dropped++;
+                return;
+            }
+
+            _ring[_head % _ring.Length] = new Entry(now, level, ev, session, a, b);
+            _head++;
+        }
+    }
+
+    /// <summary>Writes what is queued and waits for the writer (shutdown, tests).</summary>
+    public void Flush()
+    {
+        if (_output is null)
+        {
+            return;
+        }
+
+        var deadline = DateTime.UtcNow.AddSeconds(5);
+        while (Interlocked.Read(ref _tail) < Volatile.Read(ref _head) && DateTime.UtcNow < deadline)
+        {
+            Thread.Sleep(1);
+        }
+
+        lock (_output)
+        {
+            _output.Flush();
+        }
+    }
+
+    public void Dispose()
+    {
+        Flush();
+        _stopping = true;
+        _writer?.Join(TimeSpan.FromSeconds(2));
+    }
+
+    private void WriteLoop()
+    {
+        while (!_stopping)
+        {
+            bool wrote = false;
+            while (true)
+            {
+                Entry entry;
+                lock (_gate)
+                {
+                    if (_tail == _head)
+                    {
+                        break;
+                    }
+
+                    entry = _ring[_tail % _ring.Length];
+                }
+
+                int n = Format(entry, _line);
+                lock (_output!)
+                {
+                    _output.Write(_line, 0, n);
+                }
+
+                Interlocked.Increment(ref _tail);
+                wrote = true;
+            }
+
+            if (wrote)
+            {
+                lock (_output!)
+                {
+                    _output.Flush();
+                }
+            }
+
+            Thread.Sleep(1);
+        }
+    }
+
+    /// <summary>Formats one entry as a line of text into <paramref name="line"/>; returns its length.</summary>
+    internal int Format(in Entry e, byte[] line)
+    {
+        var w = new LineWriter(line);
+        int len = FixTimeFormat.FormatTimestamp(e.TimeNanos, FixTimePrecision.Microseconds, line);
+        w.Advance(len);
+        w.Append(e.Level switch
+        {
+            LogLevel.Debug => " DEBUG "u8,
+            LogLevel.Info => " INFO  "u8,
+            LogLevel.Warning => " WARN  "u8,
+            _ => " ERROR "u8,
+        });
+        var names = _sessionNames;
+        if ((uint)e.Session < (uint)names.Length)
+        {
+            w.Append(names[e.Session]);
+            w.Append(": "u8);
+        }
+
+        switch (e.Event)
+        {
+            case LogEvent.SessionCreated: w.Append("session created"u8); break;
+            case LogEvent.Connected: w.Append("connected"u8); break;
+            case LogEvent.ConnectFailed: w.Append("connection attempt failed (socket error "u8); w.Number(e.A); w.Append(")"u8); break;
+            case LogEvent.LogonReceived: w.Append("logon received, MsgSeqNum "u8); w.Number(e.A); w.Append(", HeartBtInt "u8); w.Number(e.B); break;
+            case LogEvent.LogonSent: w.Append("logon sent, MsgSeqNum "u8); w.Number(e.A); break;
+            case LogEvent.LogonRefused: w.Append("logon refused by the application"u8); break;
+            case LogEvent.LogoutReceived: w.Append("logout received, MsgSeqNum "u8); w.Number(e.A); break;
+            case LogEvent.LogoutSent: w.Append("logout sent, MsgSeqNum "u8); w.Number(e.A); break;
+            case LogEvent.Disconnected: w.Append("disconnected: "u8); w.Append(DisconnectText((Sessions.DisconnectReason)e.A)); break;
+            case LogEvent.MsgSeqNumTooHigh: w.Append("MsgSeqNum too high, expecting "u8); w.Number(e.A); w.Append(" but received "u8); w.Number(e.B); break;
+            case LogEvent.MsgSeqNumTooLow: w.Append("MsgSeqNum too low, expecting "u8); w.Number(e.A); w.Append(" but received "u8); w.Number(e.B); break;
+            case LogEvent.ResendRequestSent: w.Append("sent ResendRequest from "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
+            case LogEvent.ResendRequestReceived: w.Append("received ResendRequest from "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
+            case LogEvent.ResendSatisfied: w.Append("ResendRequest satisfied through "u8); w.Number(e.A); break;
+            case LogEvent.SequenceResetReceived: w.Append("SequenceReset: next expected "u8); w.Number(e.A); w.Append(" -> "u8); w.Number(e.B); break;
+            case LogEvent.GapFillSent: w.Append("gap fill sent from "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
+            case LogEvent.RejectSent: w.Append("Reject sent: "u8); w.Append(SessionRejectReasonText.Of((SessionRejectReason)e.A)); w.Append(", tag "u8); w.Number(e.B); break;
+            case LogEvent.BusinessRejectSent: w.Append("BusinessMessageReject sent, reason "u8); w.Number(e.A); w.Append(", RefSeqNum "u8); w.Number(e.B); break;
+            case LogEvent.GarbledMessage: w.Append("garbled message ignored (code "u8); w.Number(e.A); w.Append(")"u8); break;
+            case LogEvent.BadChecksum: w.Append("message with a bad CheckSum ignored"u8); break;
+            case LogEvent.TestRequestSent: w.Append("TestRequest sent"u8); break;
+            case LogEvent.HeartbeatTimeout: w.Append("timed out waiting for heartbeat"u8); break;
+            case LogEvent.OutboundBufferFull: w.Append("outbound buffer full ("u8); w.Number(e.A); w.Append(" bytes waiting): counterparty too slow, logging out"u8); break;
+            case LogEvent.InboundQueueFull: w.Append("too many messages ahead of a gap; MsgSeqNum "u8); w.Number(e.A); w.Append(" dropped (it will be resent)"u8); break;
+            case LogEvent.IncorrectBeginString: w.Append("incorrect BeginString, logging out"u8); break;
+            case LogEvent.CompIdProblem: w.Append("CompID problem, logging out"u8); break;
+            case LogEvent.SendingTimeAccuracy: w.Append("SendingTime accuracy problem, logging out"u8); break;
+            case LogEvent.UnknownSession: w.Append("logon for an unknown session refused"u8); break;
+            case LogEvent.AlreadyLoggedOn: w.Append("second connection for a logged-on session refused"u8); break;
+            case LogEvent.NotLogonFirst: w.Append("first message was not a Logon (MsgSeqNum "u8); w.Number(e.A); w.Append("): disconnected"u8); break;
+            case LogEvent.MessageTooLarge: w.Append("message larger than MaxMessageSize ("u8); w.Number(e.A); w.Append(" bytes)"u8); break;
+            case LogEvent.StoreWriteFailed: w.Append("message store refused a write (status "u8); w.Number(e.A); w.Append(")"u8); break;
+            case LogEvent.SessionReset: w.Append("sequence numbers reset"u8); break;
+            default: w.Append("event "u8); w.Number((long)e.Event); break;
+        }
+
+        w.Append("\n"u8);
+        return w.Length;
+    }
+
+    private static ReadOnlySpan<byte> DisconnectText(Sessions.DisconnectReason reason) => reason switch
+    {
+        Sessions.DisconnectReason.LogoutExchanged => "logout exchanged"u8,
+        Sessions.DisconnectReason.LogoutTimeout => "timed out waiting for logout response"u8,
+        Sessions.DisconnectReason.LogonTimeout => "timed out waiting for logon"u8,
+        Sessions.DisconnectReason.HeartbeatTimeout => "timed out waiting for heartbeat"u8,
+        Sessions.DisconnectReason.InvalidLogon => "logon message is not valid"u8,
+        Sessions.DisconnectReason.LogonRefused => "logon refused"u8,
+        Sessions.DisconnectReason.NotLogonFirst => "first message was not a logon"u8,
+        Sessions.DisconnectReason.UnknownSession => "no session for the logon's CompIDs"u8,
+        Sessions.DisconnectReason.AlreadyLoggedOn => "session already logged on"u8,
+        Sessions.DisconnectReason.MsgSeqNumTooLow => "MsgSeqNum too low"u8,
+        Sessions.DisconnectReason.OutOfSessionTime => "out of session time"u8,
+        Sessions.DisconnectReason.GarbledBeforeLogon => "garbled data before logon"u8,
+        Sessions.DisconnectReason.SendFailed => "send failed"u8,
+        Sessions.DisconnectReason.OutboundBufferFull => "outbound buffer full"u8,
+        Sessions.DisconnectReason.MessageTooLarge => "message too large"u8,
+        Sessions.DisconnectReason.PeerClosed => "counterparty closed the connection"u8,
+        Sessions.DisconnectReason.SocketError => "socket error"u8,
+        Sessions.DisconnectReason.Shutdown => "engine shutdown"u8,
+        Sessions.DisconnectReason.Application => "application request"u8,
+        _ => "unknown"u8,
+    };
+
+    internal readonly record struct Entry(long TimeNanos, LogLevel Level, LogEvent Event, int Session, long A, long B);
+
+    private ref struct LineWriter
+    {
+        private readonly Span<byte> _buffer;
+
+        public LineWriter(Span<byte> buffer)
+        {
+            _buffer = buffer;
+            Length = 0;
+        }
+
+        public int Length { get; private set; }
+
+        public void Advance(int n) => Length += n;
+
+        public void Append(ReadOnlySpan<byte> text)
+        {
+            int n = Math.Min(text.Length, _buffer.Length - 1 - Length);
+            text.Slice(0, n).CopyTo(_buffer.Slice(Length));
+            Length += n;
+        }
+
+        public void Number(long value)
+        {
+            if (_buffer.Length - 1 - Length >= 20)
+            {
+                Length += FixValue.FormatLong(value, _buffer.Slice(Length));
+            }
+        }
+    }
+}

@@ -1,0 +1,130 @@
+using System.Net;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Store;
+using RapidFix.Engine.Transport;
+
+namespace RapidFix.Engine.Hosting;
+
+/// <summary>
+/// The sessions of a QuickFIX-style settings file, with their stores and transports: acceptors grouped by listening
+/// endpoint, one initiator per initiating session. Everything is created in <see cref="Create"/> (startup);
+/// <see cref="Start"/> opens the sockets; <see cref="Dispose"/> logs out, closes and releases.
+/// </summary>
+public sealed class FixEngine : IDisposable
+{
+    private readonly List<FixSession> _sessions = [];
+    private readonly List<IMessageStore> _stores = [];
+    private readonly List<(IPEndPoint Endpoint, List<FixSession> Sessions)> _acceptorPlans = [];
+    private readonly List<FixAcceptor> _acceptors = [];
+    private readonly List<FixInitiator> _initiators = [];
+    private readonly EngineLog _log;
+    private bool _started;
+
+    private FixEngine(EngineLog log)
+    {
+        _log = log;
+    }
+
+    public IReadOnlyList<FixSession> Sessions => _sessions;
+
+    public IReadOnlyList<FixAcceptor> Acceptors => _acceptors;
+
+    public IReadOnlyList<FixInitiator> Initiators => _initiators;
+
+    public EngineLog Log => _log;
+
+    /// <summary>
+    /// Builds every session of <paramref name="settings"/>: options, dictionary, store (journal or express, as
+    /// configured) and the application <paramref name="applications"/> returns for it.
+    /// </summary>
+    public static FixEngine Create(SettingsFile settings, Func<SessionSettings, IFixApplication> applications, EngineLog? log = null,
+        Func<string?, string, Dictionary.DataDictionary>? dictionaries = null)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        ArgumentNullException.ThrowIfNull(applications);
+        var engine = new FixEngine(log ?? EngineLog.Null);
+        try
+        {
+            foreach (var sessionSettings in settings.Sessions)
+            {
+                var options = FixSessionOptions.FromSettings(sessionSettings, dictionaries);
+                var store = MessageStoreFactory.Open(sessionSettings, DateTime.UtcNow);
+                engine._stores.Add(store);
+                var session = new FixSession(options, store, applications(sessionSettings), engine._log);
+                engine._sessions.Add(session);
+                if (options.IsInitiator)
+                {
+                    var endpoints = sessionSettings.GetConnectEndpoints();
+                    engine._initiators.Add(new FixInitiator(session, endpoints, sessionSettings.GetTimeSpan(SettingKeys.ReconnectInterval), engine._log));
+                }
+                else
+                {
+                    string host = sessionSettings.GetStringOrNull(SettingKeys.SocketAcceptHost) ?? "0.0.0.0";
+                    int port = sessionSettings.GetInt(SettingKeys.SocketAcceptPort);
+                    var address = host is "0.0.0.0" or "*" ? IPAddress.Any : IPAddress.TryParse(host, out var a) ? a : Dns.GetHostAddresses(host)[0];
+                    var endpoint = new IPEndPoint(address, port);
+                    var plan = engine._acceptorPlans.Find(p => p.Endpoint.Equals(endpoint));
+                    if (plan.Sessions is null)
+                    {
+                        plan = (endpoint, []);
+                        engine._acceptorPlans.Add(plan);
+                    }
+
+                    plan.Sessions.Add(session);
+                }
+            }
+        }
+        catch
+        {
+            engine.Dispose();
+            throw;
+        }
+
+        return engine;
+    }
+
+    /// <summary>Opens the listening sockets and starts the initiators.</summary>
+    public void Start()
+    {
+        if (_started)
+        {
+            return;
+        }
+
+        _started = true;
+        foreach (var (endpoint, sessions) in _acceptorPlans)
+        {
+            _acceptors.Add(new FixAcceptor(sessions, endpoint, _log));
+        }
+
+        foreach (var initiator in _initiators)
+        {
+            initiator.Start();
+        }
+    }
+
+    /// <summary>The session with this identity, or null.</summary>
+    public FixSession? Find(SessionId id) => _sessions.Find(s => s.Id == id);
+
+    public void Dispose()
+    {
+        foreach (var initiator in _initiators)
+        {
+            initiator.Dispose();
+        }
+
+        foreach (var acceptor in _acceptors)
+        {
+            acceptor.Dispose();
+        }
+
+        foreach (var store in _stores)
+        {
+            store.Dispose();
+        }
+
+        _log.Flush();
+    }
+}

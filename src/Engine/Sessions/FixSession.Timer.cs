@@ -1,0 +1,90 @@
+using RapidFix.Engine.Diagnostics;
+
+namespace RapidFix.Engine.Sessions;
+
+/// <summary>What happens with the passage of time: heartbeats, TestRequests, timeouts, the schedule.</summary>
+public sealed partial class FixSession
+{
+    /// <summary>
+    /// Called by the transport's thread a few times a second (and after every message): sends heartbeats and
+    /// TestRequests, enforces the logon, logout and heartbeat timeouts and the session schedule. Allocation-free.
+    /// </summary>
+    public void OnTimer()
+    {
+        lock (_sync)
+        {
+            CheckTimers();
+        }
+    }
+
+    private void CheckTimers()
+    {
+        if (_transport is null)
+        {
+            return;
+        }
+
+        if (!_options.Schedule.IsInSession(_clock.UtcNow))
+        {
+            ResetOutOfSession();
+            return;
+        }
+
+        long now = _clock.UtcNowNanos;
+        if (!_enabled && IsLoggedOn && !_sentLogout)
+        {
+            GenerateLogout(default);
+        }
+
+        if (!_receivedLogon)
+        {
+            // Acceptor: the counterparty must log on in time; initiator: our Logon must be answered in time.
+            if (now - _lastReceivedNanos >= _options.LogonTimeout.Ticks * 100)
+            {
+                _log.Write(LogLevel.Warning, LogEvent.LogonReceived, _logIndex, 0, 0);
+                DisconnectCore(DisconnectReason.LogonTimeout);
+            }
+
+            return;
+        }
+
+        if (_heartBtInt == 0)
+        {
+            return;
+        }
+
+        if (_sentLogout && now - _logoutSentNanos >= _options.LogoutTimeout.Ticks * 100)
+        {
+            DisconnectCore(DisconnectReason.LogoutTimeout);
+            return;
+        }
+
+        long interval = _heartBtInt * 1_000_000_000L;
+        long sinceSent = now - _lastSentNanos;
+        long sinceReceived = now - _lastReceivedNanos;
+        if (sinceSent < interval && sinceReceived < interval)
+        {
+            return;
+        }
+
+        if (sinceReceived >= (long)(2.4 * interval))
+        {
+            _log.Write(LogLevel.Warning, LogEvent.HeartbeatTimeout, _logIndex);
+            if (_options.SendLogoutBeforeDisconnectFromTimeout)
+            {
+                GenerateLogout(default);
+            }
+
+            DisconnectCore(DisconnectReason.HeartbeatTimeout);
+        }
+        else if (sinceReceived >= (long)(1.2 * (_testRequestCounter + 1) * interval))
+        {
+            GenerateTestRequest();
+            _testRequestCounter++;
+        }
+        else if (sinceSent >= interval && _testRequestCounter == 0)
+        {
+            GenerateHeartbeat(null);
+        }
+    }
+}

@@ -1,0 +1,326 @@
+using System.Runtime.CompilerServices;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Store;
+using RapidFix.Engine.Time;
+using RapidFix.Engine.Validation;
+
+namespace RapidFix.Engine.Sessions;
+
+/// <summary>Where a session is in its life.</summary>
+public enum SessionStatus : byte
+{
+    /// <summary>No connection.</summary>
+    Disconnected,
+
+    /// <summary>Connected; no Logon exchanged yet.</summary>
+    Connected,
+
+    /// <summary>Our Logon is out; waiting for the counterparty's (initiator).</summary>
+    LogonSent,
+
+    /// <summary>Both Logons exchanged.</summary>
+    LoggedOn,
+
+    /// <summary>Our Logout is out; waiting for the counterparty's.</summary>
+    LogoutSent,
+}
+
+/// <summary>
+/// One FIX session: the session protocol of FIX 4.0 to 4.4 and FIXT 1.1 (Logon, Logout, Heartbeat, TestRequest,
+/// ResendRequest, SequenceReset in GapFill and Reset modes, Reject and BusinessMessageReject, PossDup checks,
+/// sequence-number recovery) over a pluggable transport, with QuickFIX's behaviour where the standard leaves room.
+/// </summary>
+/// <remarks>
+/// <para>Everything the session uses in the continuous phase is created in the constructor: the encoder and its
+/// output buffer, the view used to replay stored messages, the slots that hold messages received ahead of a gap.
+/// Receiving, validating, answering, resending and heartbeating allocate nothing.</para>
+/// <para>All state changes happen under one lock: the transport's receive thread calls <see cref="OnMessage"/> and
+/// <see cref="OnTimer"/>; any thread may call <see cref="Send"/>. Application callbacks run under the lock (a
+/// callback may send).</para>
+/// </remarks>
+public sealed partial class FixSession
+{
+    private readonly object _sync = new();
+    private readonly FixSessionOptions _options;
+    private readonly IFixApplication _application;
+    private readonly IMessageStore _store;
+    private readonly EngineLog _log;
+    private readonly EngineClock _clock;
+    private readonly MessageValidator? _validator;
+    private readonly FixEncoder _encoder = new();
+    private readonly byte[] _output;
+    private readonly byte[] _text = new byte[256];
+    private readonly FixMessage _replay;
+    private readonly InboundQueue _queue;
+    private readonly int _logIndex;
+
+    private ISessionTransport? _transport;
+    private SessionStatus _status;
+    private bool _receivedLogon;
+    private bool _sentLogon;
+    private bool _sentLogout;
+    private bool _sentReset;
+    private bool _receivedReset;
+    private bool _lastProcessedWasQueued;
+    private bool _enabled = true;
+    private int _heartBtInt;
+    private int _testRequestCounter;
+    private long _lastSentNanos;
+    private long _lastReceivedNanos;
+    private long _logoutSentNanos;
+    private ResendRange _resend;
+    private SessionCounters _counters;
+
+    public FixSession(FixSessionOptions options, IMessageStore store, IFixApplication application, EngineLog? log = null, EngineClock? clock = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(store);
+        ArgumentNullException.ThrowIfNull(application);
+        if (options.Dictionary is null)
+        {
+            throw new ArgumentException("The session options have no dictionary.", nameof(options));
+        }
+
+        _options = options;
+        _store = store;
+        _application = application;
+        _log = log ?? EngineLog.Null;
+        _clock = clock ?? EngineClock.Shared;
+        _validator = options.UseDataDictionary ? new MessageValidator(options.Dictionary, options.Validation) : null;
+        _output = new byte[options.MaxMessageSize + 1024];
+        var viewOptions = new FixMessageOptions { MaxMessageSize = options.MaxMessageSize + 1024 };
+        _replay = new FixMessage(viewOptions);
+        _queue = new InboundQueue(options.InboundQueueCapacity, viewOptions);
+        _heartBtInt = options.HeartBtInt;
+        _logIndex = _log.RegisterSession(options.Id.ToString());
+        _log.Write(LogLevel.Info, LogEvent.SessionCreated, _logIndex);
+        application.OnCreate(this);
+    }
+
+    public SessionId Id => _options.Id;
+
+    public FixSessionOptions Options => _options;
+
+    public IMessageStore Store => _store;
+
+    /// <summary>The session's index in its log (identifies it in log lines and traces).</summary>
+    public int LogIndex => _logIndex;
+
+    public SessionStatus Status => _status;
+
+    /// <summary>Both Logons exchanged.</summary>
+    public bool IsLoggedOn => _receivedLogon && _sentLogon;
+
+    /// <summary>True while a transport is bound to the session.</summary>
+    public bool IsConnected => _transport is not null;
+
+    /// <summary>The heartbeat interval in force (the counterparty's for an acceptor).</summary>
+    public int HeartBtInt => _heartBtInt;
+
+    public int NextSenderMsgSeqNum => _store.NextSenderMsgSeqNum;
+
+    public int NextTargetMsgSeqNum => _store.NextTargetMsgSeqNum;
+
+    /// <summary>A snapshot of the session's counters (allocation-free).</summary>
+    public SessionCounters Counters
+    {
+        get
+        {
+            lock (_sync)
+            {
+                return _counters;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Binds an accepted connection (acceptor). Refused when another connection is bound: the caller then closes
+    /// the new one (the counterparty is already logged on).
+    /// </summary>
+    public bool TryAttach(ISessionTransport transport)
+    {
+        ArgumentNullException.ThrowIfNull(transport);
+        lock (_sync)
+        {
+            if (_transport is not null)
+            {
+                return false;
+            }
+
+            _transport = transport;
+            _status = SessionStatus.Connected;
+            long now = _clock.UtcNowNanos;
+            _lastReceivedNanos = now;
+            _lastSentNanos = now;
+            _log.Write(LogLevel.Info, LogEvent.Connected, _logIndex);
+            return true;
+        }
+    }
+
+    /// <summary>An initiator's connection is up: bind it and send our Logon.</summary>
+    public bool OnConnected(ISessionTransport transport)
+    {
+        lock (_sync)
+        {
+            if (!TryAttach(transport))
+            {
+                return false;
+            }
+
+            if (_options.IsInitiator && _enabled)
+            {
+                GenerateLogon();
+            }
+
+            return true;
+        }
+    }
+
+    /// <summary>The transport reports that its connection is closed (by us or by the counterparty).</summary>
+    public void OnDisconnected(ISessionTransport transport, DisconnectReason reason)
+    {
+        lock (_sync)
+        {
+            if (!ReferenceEquals(transport, _transport))
+            {
+                return;
+            }
+
+            DetachAndReset(reason);
+        }
+    }
+
+    /// <summary>Asks the counterparty to log out (our Logout, then wait for theirs); stops reconnection for an initiator.</summary>
+    public void Logout(string? reason = null)
+    {
+        lock (_sync)
+        {
+            _enabled = false;
+            if (IsLoggedOn && !_sentLogout)
+            {
+                GenerateLogout(reason);
+            }
+        }
+    }
+
+    /// <summary>Allows an initiator to log on again after <see cref="Logout"/>.</summary>
+    public void Enable()
+    {
+        lock (_sync)
+        {
+            _enabled = true;
+        }
+    }
+
+    /// <summary>True unless <see cref="Logout"/> disabled the session.</summary>
+    public bool IsEnabled => _enabled;
+
+    /// <summary>Closes the connection at once, without a Logout.</summary>
+    public void Disconnect(DisconnectReason reason = DisconnectReason.Application)
+    {
+        lock (_sync)
+        {
+            DisconnectCore(reason);
+        }
+    }
+
+    /// <summary>Resets both sequence numbers to 1 and clears the store (out of session, ResetSeqNumFlag...).</summary>
+    public void ResetSequenceNumbers()
+    {
+        lock (_sync)
+        {
+            ResetState();
+        }
+    }
+
+    private void DisconnectCore(DisconnectReason reason)
+    {
+        var transport = _transport;
+        if (transport is null)
+        {
+            return;
+        }
+
+        DetachAndReset(reason);
+        transport.Disconnect(reason);
+    }
+
+    private void DetachAndReset(DisconnectReason reason)
+    {
+        bool wasLoggedOn = IsLoggedOn;
+        _transport = null;
+        _status = SessionStatus.Disconnected;
+        _receivedLogon = false;
+        _sentLogon = false;
+        _sentLogout = false;
+        _sentReset = false;
+        _receivedReset = false;
+        _testRequestCounter = 0;
+        _heartBtInt = _options.HeartBtInt;
+        _queue.Clear();
+        _resend = default;
+        _log.Write(LogLevel.Info, LogEvent.Disconnected, _logIndex, (long)reason);
+        if (_options.ResetOnDisconnect)
+        {
+            ResetState();
+        }
+
+        if (wasLoggedOn)
+        {
+            _application.OnLogout(this);
+        }
+    }
+
+    private void ResetState()
+    {
+        var status = _store.Reset(_clock.UtcNow);
+        if (status != StoreWriteStatus.Ok)
+        {
+            _log.Write(LogLevel.Error, LogEvent.StoreWriteFailed, _logIndex, (long)status);
+        }
+
+        _queue.Clear();
+        _resend = default;
+        _log.Write(LogLevel.Info, LogEvent.SessionReset, _logIndex);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool Is(ReadOnlySpan<byte> msgType, byte type) => msgType.Length == 1 && msgType[0] == type;
+
+    /// <summary>Admin message types of FIX: 0 1 2 3 4 5 A, plus n (XMLnonFIX) as QuickFIX counts it.</summary>
+    private static bool IsAdminType(ReadOnlySpan<byte> msgType) =>
+        msgType.Length == 1 && msgType[0] is (byte)'0' or (byte)'1' or (byte)'2' or (byte)'3' or (byte)'4' or (byte)'5' or (byte)'A' or (byte)'n';
+
+    /// <summary>The outstanding ResendRequest, if any.</summary>
+    private struct ResendRange
+    {
+        public int Begin;
+        public int End;
+        public int ChunkEnd;
+        public bool Active;
+        public bool Started;
+    }
+}
+
+/// <summary>Counters of one session, readable at any time without allocation.</summary>
+public struct SessionCounters
+{
+    public long MessagesReceived;
+    public long MessagesSent;
+    public long ApplicationMessagesReceived;
+    public long ApplicationMessagesSent;
+    public long RejectsSent;
+    public long ResendRequestsSent;
+    public long ResendRequestsReceived;
+    public long MessagesResent;
+    public long GapFillsSent;
+    public long QueuedAheadOfGap;
+    public long InboundQueueOverflows;
+    public long SendFailures;
+    public long StoreFailures;
+    public long Logons;
+    public long Disconnects;
+}

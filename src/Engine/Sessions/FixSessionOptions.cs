@@ -1,0 +1,247 @@
+using System.Text;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Dictionary;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Sessions.Scheduling;
+using RapidFix.Engine.Validation;
+
+namespace RapidFix.Engine.Sessions;
+
+/// <summary>
+/// Everything a <see cref="FixSession"/> needs to know about itself, resolved once at startup from a settings
+/// section (<see cref="FromSettings"/>) or set in code. Defaults are QuickFIX's.
+/// </summary>
+public sealed class FixSessionOptions
+{
+    public FixSessionOptions(SessionId id)
+    {
+        ArgumentNullException.ThrowIfNull(id);
+        Id = id;
+        BeginStringBytes = Encoding.ASCII.GetBytes(id.BeginString);
+        SenderCompId = Encoding.ASCII.GetBytes(id.SenderCompId);
+        TargetCompId = Encoding.ASCII.GetBytes(id.TargetCompId);
+        SenderSubId = Encoding.ASCII.GetBytes(id.SenderSubId);
+        SenderLocationId = Encoding.ASCII.GetBytes(id.SenderLocationId);
+        TargetSubId = Encoding.ASCII.GetBytes(id.TargetSubId);
+        TargetLocationId = Encoding.ASCII.GetBytes(id.TargetLocationId);
+        Version = FixVersionOf(id.BeginString);
+    }
+
+    public SessionId Id { get; }
+
+    internal byte[] BeginStringBytes { get; }
+
+    internal byte[] SenderCompId { get; }
+
+    internal byte[] TargetCompId { get; }
+
+    internal byte[] SenderSubId { get; }
+
+    internal byte[] SenderLocationId { get; }
+
+    internal byte[] TargetSubId { get; }
+
+    internal byte[] TargetLocationId { get; }
+
+    /// <summary>40, 41, 42, 43, 44 for FIX 4.x; 50 for FIXT.1.1 (reject and resend rules depend on it).</summary>
+    public int Version { get; }
+
+    public bool IsInitiator { get; init; }
+
+    /// <summary>The dictionary used to parse and validate (for FIXT, transport and application combined).</summary>
+    public DataDictionary Dictionary { get; init; } = null!;
+
+    /// <summary>UseDataDictionary: when false, only the session-level checks run.</summary>
+    public bool UseDataDictionary { get; init; } = true;
+
+    public ValidationOptions Validation { get; init; } = ValidationOptions.Default;
+
+    public SessionSchedule Schedule { get; init; } = SessionSchedule.NonStop;
+
+    /// <summary>HeartBtInt an initiator asks for in its Logon (an acceptor uses the counterparty's).</summary>
+    public int HeartBtInt { get; init; } = 30;
+
+    public bool ResetOnLogon { get; init; }
+
+    public bool ResetOnLogout { get; init; }
+
+    public bool ResetOnDisconnect { get; init; }
+
+    public bool PersistMessages { get; init; } = true;
+
+    public TimeSpan LogonTimeout { get; init; } = TimeSpan.FromSeconds(10);
+
+    public TimeSpan LogoutTimeout { get; init; } = TimeSpan.FromSeconds(2);
+
+    public bool CheckLatency { get; init; } = true;
+
+    public TimeSpan MaxLatency { get; init; } = TimeSpan.FromSeconds(120);
+
+    public bool CheckCompId { get; init; } = true;
+
+    /// <summary>0: one ResendRequest for the whole gap; otherwise the largest chunk asked for at once.</summary>
+    public int MaxMessagesInResendRequest { get; init; }
+
+    public bool SendRedundantResendRequests { get; init; }
+
+    public bool ResendSessionLevelRejects { get; init; }
+
+    public bool IgnorePossDupResendRequests { get; init; }
+
+    public bool RequiresOrigSendingTime { get; init; } = true;
+
+    public bool SendLogoutBeforeDisconnectFromTimeout { get; init; }
+
+    public bool EnableLastMsgSeqNumProcessed { get; init; }
+
+    public FixTimePrecision TimeStampPrecision { get; init; } = FixTimePrecision.Milliseconds;
+
+    /// <summary>DefaultApplVerID (FIXT sessions), as the ApplVerID enumeration value ("9" for FIX.5.0SP2).</summary>
+    public string DefaultApplVerId { get; init; } = "9";
+
+    /// <summary>Largest message read or written.</summary>
+    public int MaxMessageSize { get; init; } = 64 * 1024;
+
+    /// <summary>Bytes that may wait in the outbound buffer for a slow counterparty before the session gives up on it.</summary>
+    public int OutboundBufferBytes { get; init; } = 4 * 1024 * 1024;
+
+    /// <summary>Messages received ahead of a gap that are kept until the gap is filled (more are dropped and re-requested).</summary>
+    public int InboundQueueCapacity { get; init; } = 64;
+
+    /// <summary>Most application messages one ResendRequest may make us resend before the rest is gap-filled as unavailable.</summary>
+    public int ResendBatchLimit { get; init; } = 1_000_000;
+
+    /// <summary>
+    /// Builds the options of one [SESSION] of a QuickFIX-style settings file. Dictionaries are found with
+    /// <paramref name="dictionaries"/> (a path or name from DataDictionary / TransportDataDictionary /
+    /// AppDataDictionary, or null for the built-in one of the session's version).
+    /// </summary>
+    public static FixSessionOptions FromSettings(SessionSettings settings, Func<string?, string, DataDictionary>? dictionaries = null)
+    {
+        ArgumentNullException.ThrowIfNull(settings);
+        dictionaries ??= DefaultDictionaryLoader;
+        var id = settings.SessionId;
+        DataDictionary dictionary;
+        if (id.IsFixt)
+        {
+            string appVersion = ApplVerIdToVersion(settings.GetStringOrNull(SettingKeys.DefaultApplVerId) ?? "FIX.5.0SP2");
+            var transport = dictionaries(settings.GetStringOrNull(SettingKeys.TransportDataDictionary), "FIXT.1.1");
+            var application = dictionaries(settings.GetStringOrNull(SettingKeys.AppDataDictionary), appVersion);
+            dictionary = DataDictionary.Combine(transport, application);
+        }
+        else
+        {
+            dictionary = dictionaries(settings.GetStringOrNull(SettingKeys.DataDictionary), id.BeginString);
+        }
+
+        var precision = settings.Has(SettingKeys.TimeStampPrecision)
+            ? settings.GetChoice(SettingKeys.TimeStampPrecision) switch
+            {
+                "Second" => FixTimePrecision.Seconds,
+                "Microsecond" => FixTimePrecision.Microseconds,
+                "Nanosecond" => FixTimePrecision.Nanoseconds,
+                _ => FixTimePrecision.Milliseconds,
+            }
+            : settings.GetBool(SettingKeys.MillisecondsInTimeStamp) ? FixTimePrecision.Milliseconds : FixTimePrecision.Seconds;
+
+        return new FixSessionOptions(id)
+        {
+            IsInitiator = !settings.IsAcceptor,
+            Dictionary = dictionary,
+            UseDataDictionary = settings.GetBool(SettingKeys.UseDataDictionary),
+            Validation = new ValidationOptions
+            {
+                CheckFieldsOutOfOrder = settings.GetBool(SettingKeys.ValidateFieldsOutOfOrder),
+                CheckFieldsHaveValues = settings.GetBool(SettingKeys.ValidateFieldsHaveValues),
+                CheckUserDefinedFields = settings.GetBool(SettingKeys.ValidateUserDefinedFields),
+                AllowUnknownMessageFields = settings.GetBool(SettingKeys.AllowUnknownMsgFields),
+                AllowUnknownEnumValues = settings.GetBool(SettingKeys.AllowUnknownEnumValues),
+            },
+            Schedule = SessionSchedule.FromSettings(settings),
+            HeartBtInt = settings.Has(SettingKeys.HeartBtInt) ? (int)settings.GetTimeSpan(SettingKeys.HeartBtInt).TotalSeconds
+                : settings.IsAcceptor ? 30 : throw settings.Missing(SettingKeys.HeartBtInt, "an initiator sends it in its Logon"),
+            ResetOnLogon = settings.GetBool(SettingKeys.ResetOnLogon),
+            ResetOnLogout = settings.GetBool(SettingKeys.ResetOnLogout),
+            ResetOnDisconnect = settings.GetBool(SettingKeys.ResetOnDisconnect),
+            PersistMessages = settings.GetBool(SettingKeys.PersistMessages),
+            LogonTimeout = settings.GetTimeSpan(SettingKeys.LogonTimeout),
+            LogoutTimeout = settings.GetTimeSpan(SettingKeys.LogoutTimeout),
+            CheckLatency = settings.GetBool(SettingKeys.CheckLatency),
+            MaxLatency = settings.GetTimeSpan(SettingKeys.MaxLatency),
+            CheckCompId = settings.GetBool(SettingKeys.CheckCompId),
+            MaxMessagesInResendRequest = settings.GetInt(SettingKeys.MaxMessagesInResendRequest),
+            SendRedundantResendRequests = settings.GetBool(SettingKeys.SendRedundantResendRequests),
+            ResendSessionLevelRejects = settings.GetBool(SettingKeys.ResendSessionLevelRejects),
+            IgnorePossDupResendRequests = settings.GetBool(SettingKeys.IgnorePossDupResendRequests),
+            RequiresOrigSendingTime = settings.GetBool(SettingKeys.RequiresOrigSendingTime),
+            SendLogoutBeforeDisconnectFromTimeout = settings.GetBool(SettingKeys.SendLogoutBeforeDisconnectFromTimeout),
+            EnableLastMsgSeqNumProcessed = settings.GetBool(SettingKeys.EnableLastMsgSeqNumProcessed),
+            TimeStampPrecision = precision,
+            DefaultApplVerId = ApplVerIdEnum(settings.GetStringOrNull(SettingKeys.DefaultApplVerId) ?? "FIX.5.0SP2"),
+            MaxMessageSize = settings.GetInt(SettingKeys.MaxMessageSize),
+            OutboundBufferBytes = (int)Math.Min(int.MaxValue / 2, (long)settings.GetInt(SettingKeys.OutboundQueueDepth) * 1024),
+        };
+    }
+
+    /// <summary>
+    /// Loads a dictionary named in settings: a file path as given (QuickFIX files often write it with '\'), else the
+    /// same path relative to the settings file's folder; null means the built-in dictionary of the version.
+    /// </summary>
+    public static DataDictionary DefaultDictionaryLoader(string? path, string version)
+    {
+        if (string.IsNullOrEmpty(path))
+        {
+            return StandardDictionaries.Load(version);
+        }
+
+        string normalized = path.Replace('\\', Path.DirectorySeparatorChar);
+        if (File.Exists(normalized))
+        {
+            return DataDictionary.Load(normalized);
+        }
+
+        // "spec\fix\FIX44.xml" as in QuickFIX's own files: fall back to the built-in copy of that file.
+        string name = Path.GetFileNameWithoutExtension(normalized);
+        return StandardDictionaries.Names.Contains(name, StringComparer.OrdinalIgnoreCase)
+            ? StandardDictionaries.Load(name)
+            : throw new FileNotFoundException($"Dictionary '{path}' not found (and it is not one of the built-in {string.Join(", ", StandardDictionaries.Names)}).", normalized);
+    }
+
+    private static int FixVersionOf(string beginString) => beginString switch
+    {
+        "FIX.4.0" => 40,
+        "FIX.4.1" => 41,
+        "FIX.4.2" => 42,
+        "FIX.4.3" => 43,
+        "FIX.4.4" => 44,
+        _ => 50,
+    };
+
+    /// <summary>"FIX.5.0SP2" or "9" → "FIX.5.0SP2".</summary>
+    internal static string ApplVerIdToVersion(string value) => value switch
+    {
+        "2" => "FIX.4.0",
+        "3" => "FIX.4.1",
+        "4" => "FIX.4.2",
+        "5" => "FIX.4.3",
+        "6" => "FIX.4.4",
+        "7" => "FIX.5.0",
+        "8" => "FIX.5.0SP1",
+        "9" => "FIX.5.0SP2",
+        _ => value,
+    };
+
+    /// <summary>"FIX.5.0SP2" or "9" → "9".</summary>
+    internal static string ApplVerIdEnum(string value) => value switch
+    {
+        "FIX.4.0" => "2",
+        "FIX.4.1" => "3",
+        "FIX.4.2" => "4",
+        "FIX.4.3" => "5",
+        "FIX.4.4" => "6",
+        "FIX.5.0" => "7",
+        "FIX.5.0SP1" => "8",
+        "FIX.5.0SP2" => "9",
+        _ => value,
+    };
+}

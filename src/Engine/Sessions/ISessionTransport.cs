@@ -1,0 +1,39 @@
+namespace RapidFix.Engine.Sessions;
+
+/// <summary>What a session needs from the connection it is bound to. Implementations must not allocate per call.</summary>
+public interface ISessionTransport
+{
+    /// <summary>
+    /// Sends (or queues, within the configured bound) a whole message. Returns false when the connection is closed
+    /// or its outbound buffer is full; the session then disconnects.
+    /// </summary>
+    bool Send(ReadOnlySpan<byte> message);
+
+    /// <summary>Closes the connection. <paramref name="reason"/> is logged.</summary>
+    void Disconnect(DisconnectReason reason);
+}
+
+/// <summary>Why a connection was closed (logged and counted without building strings).</summary>
+public enum DisconnectReason : byte
+{
+    None,
+    LogoutExchanged,
+    LogoutTimeout,
+    LogonTimeout,
+    HeartbeatTimeout,
+    InvalidLogon,
+    LogonRefused,
+    NotLogonFirst,
+    UnknownSession,
+    AlreadyLoggedOn,
+    MsgSeqNumTooLow,
+    OutOfSessionTime,
+    GarbledBeforeLogon,
+    SendFailed,
+    OutboundBufferFull,
+    MessageTooLarge,
+    PeerClosed,
+    SocketError,
+    Shutdown,
+    Application,
+}

@@ -1,0 +1,343 @@
+using System.Net.Sockets;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Sessions;
+
+namespace RapidFix.Engine.Transport;
+
+/// <summary>
+/// One TCP connection served by a dedicated thread: it waits for bytes, frames and parses messages in a
+/// pre-allocated receive buffer and hands them to the session, runs the session's timer, and drains the outbound
+/// buffer when the socket pushes back. Receiving and sending allocate nothing.
+/// </summary>
+/// <remarks>
+/// Sends are made from the sender's thread straight to the (non-blocking) socket; only what the kernel does not
+/// take at once is copied to a bounded outbound buffer that this thread drains. A counterparty so slow that the
+/// buffer fills is logged and disconnected: memory never grows.
+/// An acceptor's connection is bound to its session by the first message, which must be a Logon for a known
+/// session that is not already connected.
+/// </remarks>
+public sealed class FixConnection : ISessionTransport
+{
+    private const int TimerIntervalMicros = 50_000;
+
+    private readonly Socket _socket;
+    private readonly byte[] _receive;
+    private readonly FixFramer _framer;
+    private readonly FixMessage _view;
+    private readonly Func<FixMessage, FixSession?>? _router;
+    private readonly EngineLog _log;
+    private readonly object _sendLock = new();
+    private readonly byte[] _pending;
+    private readonly Thread _thread;
+    private FixSession? _session;
+    private int _pendingLength;
+    private int _filled;
+    private volatile bool _closed;
+    private DisconnectReason _reason;
+
+    /// <param name="socket">A connected socket; the connection owns it from now on.</param>
+    /// <param name="session">The session (initiator), or null for an acceptor connection routed by its Logon.</param>
+    /// <param name="router">Finds the session of an acceptor connection's Logon (null: no such session).</param>
+    /// <param name="maxMessageSize">Largest message read.</param>
+    /// <param name="outboundBufferBytes">Bytes that may wait for a slow counterparty.</param>
+    /// <param name="log">Where connection events are logged.</param>
+    public FixConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log = null)
+    {
+        ArgumentNullException.ThrowIfNull(socket);
+        if (session is null && router is null)
+        {
+            throw new ArgumentException("Either a session or a router is needed.");
+        }
+
+        _socket = socket;
+        _session = session;
+        _router = router;
+        _log = log ?? EngineLog.Null;
+        _receive = GC.AllocateUninitializedArray<byte>(maxMessageSize * 2 + 4096, pinned: true);
+        _framer = new FixFramer(maxMessageSize);
+        _view = new FixMessage(new FixMessageOptions { MaxMessageSize = maxMessageSize });
+        _pending = GC.AllocateUninitializedArray<byte>(outboundBufferBytes, pinned: true);
+        socket.Blocking = false;
+        socket.NoDelay = true;
+        _thread = new Thread(Run) { IsBackground = true, Name = "rapidfix-connection" };
+    }
+
+    /// <summary>The session bound to this connection (null until an acceptor connection's Logon is routed).</summary>
+    public FixSession? Session => _session;
+
+    /// <summary>True once the connection is closed.</summary>
+    public bool IsClosed => _closed;
+
+    /// <summary>Why the connection closed.</summary>
+    public DisconnectReason CloseReason => _reason;
+
+    /// <summary>Bytes waiting in the outbound buffer.</summary>
+    public int PendingBytes => Volatile.Read(ref _pendingLength);
+
+    /// <summary>The framer's counters (garbage skipped, garbled frames, bad checksums).</summary>
+    public FixFramer Framer => _framer;
+
+    /// <summary>Starts the connection's thread (and, for an initiator, the session's logon).</summary>
+    public void Start()
+    {
+        if (_session is not null && !_session.OnConnected(this))
+        {
+            Close(DisconnectReason.AlreadyLoggedOn);
+        }
+
+        _thread.Start();
+    }
+
+    /// <summary>Waits for the connection's thread to end.</summary>
+    public bool Join(TimeSpan timeout) => _thread.Join(timeout);
+
+    public bool Send(ReadOnlySpan<byte> message)
+    {
+        lock (_sendLock)
+        {
+            if (_closed)
+            {
+                return false;
+            }
+
+            if (_pendingLength == 0)
+            {
+                int sent = _socket.Send(message, SocketFlags.None, out var error);
+                if (error is not SocketError.Success and not SocketError.WouldBlock)
+                {
+                    Close(DisconnectReason.SocketError);
+                    return false;
+                }
+
+                if (error == SocketError.WouldBlock)
+                {
+                    sent = 0;
+                }
+
+                message = message.Slice(sent);
+                if (message.IsEmpty)
+                {
+                    return true;
+                }
+            }
+
+            if (message.Length > _pending.Length - _pendingLength)
+            {
+                _log.Write(LogLevel.Error, LogEvent.OutboundBufferFull, _session?.LogIndex ?? -1, _pendingLength);
+                Close(DisconnectReason.OutboundBufferFull);
+                return false;
+            }
+
+            message.CopyTo(_pending.AsSpan(_pendingLength));
+            _pendingLength += message.Length;
+            return true;
+        }
+    }
+
+    public void Disconnect(DisconnectReason reason) => Close(reason);
+
+    private void Close(DisconnectReason reason)
+    {
+        if (_closed)
+        {
+            return;
+        }
+
+        _reason = reason;
+        _closed = true;
+        try
+        {
+            _socket.Shutdown(SocketShutdown.Both);
+        }
+        catch (SocketException)
+        {
+            // Already reset by the peer: nothing to shut down.
+        }
+        catch (ObjectDisposedException)
+        {
+        }
+    }
+
+    private void Run()
+    {
+        long lastTimer = Time.EngineClock.Timestamp;
+        long timerTicks = System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros);
+        try
+        {
+            while (!_closed)
+            {
+                if (Volatile.Read(ref _pendingLength) > 0)
+                {
+                    Flush();
+                }
+
+                int wait = Volatile.Read(ref _pendingLength) > 0 ? 1_000 : TimerIntervalMicros;
+                if (_socket.Poll(wait, SelectMode.SelectRead) && !_closed)
+                {
+                    if (!Receive())
+                    {
+                        break;
+                    }
+                }
+
+                long now = Time.EngineClock.Timestamp;
+                if (now - lastTimer >= timerTicks)
+                {
+                    lastTimer = now;
+                    _session?.OnTimer();
+                }
+            }
+        }
+        catch (SocketException)
+        {
+            Close(DisconnectReason.SocketError);
+        }
+        catch (ObjectDisposedException)
+        {
+            Close(DisconnectReason.SocketError);
+        }
+        finally
+        {
+            Close(_reason == DisconnectReason.None ? DisconnectReason.PeerClosed : _reason);
+            _session?.OnDisconnected(this, _reason);
+            _socket.Dispose();
+        }
+    }
+
+    private void Flush()
+    {
+        lock (_sendLock)
+        {
+            if (_pendingLength == 0 || _closed)
+            {
+                return;
+            }
+
+            int sent = _socket.Send(_pending.AsSpan(0, _pendingLength), SocketFlags.None, out var error);
+            if (error == SocketError.WouldBlock)
+            {
+                return;
+            }
+
+            if (error != SocketError.Success)
+            {
+                Close(DisconnectReason.SocketError);
+                return;
+            }
+
+            _pending.AsSpan(sent, _pendingLength - sent).CopyTo(_pending);
+            _pendingLength -= sent;
+        }
+    }
+
+    /// <summary>Reads what the socket has and processes every whole message. False when the connection is over.</summary>
+    private bool Receive()
+    {
+        int n = _socket.Receive(_receive.AsSpan(_filled), SocketFlags.None, out var error);
+        if (error == SocketError.WouldBlock)
+        {
+            return true;
+        }
+
+        if (error != SocketError.Success || n == 0)
+        {
+            Close(error == SocketError.Success ? DisconnectReason.PeerClosed : DisconnectReason.SocketError);
+            return false;
+        }
+
+        _filled += n;
+        int offset = 0;
+        while (offset < _filled && !_closed)
+        {
+            var frame = _framer.Frame(new ReadOnlySpan<byte>(_receive, offset, _filled - offset));
+            if (frame.Status == FrameStatus.NeedMoreData)
+            {
+                offset += frame.Consumed;
+                break;
+            }
+
+            if (frame.Status == FrameStatus.Complete)
+            {
+                Deliver(offset + frame.Start, frame.Length);
+            }
+            else if (_session is null || !_session.IsLoggedOn && _router is not null)
+            {
+                // Garbage before a logon: nothing to talk to.
+                Close(DisconnectReason.GarbledBeforeLogon);
+            }
+            else
+            {
+                _session.OnGarbled(frame.Status, (int)frame.Error);
+            }
+
+            offset += frame.Consumed;
+        }
+
+        if (offset > 0)
+        {
+            _receive.AsSpan(offset, _filled - offset).CopyTo(_receive);
+            _filled -= offset;
+        }
+
+        if (_filled == _receive.Length)
+        {
+            _log.Write(LogLevel.Error, LogEvent.MessageTooLarge, _session?.LogIndex ?? -1, _filled);
+            Close(DisconnectReason.MessageTooLarge);
+            return false;
+        }
+
+        return !_closed;
+    }
+
+    private void Deliver(int start, int length)
+    {
+        var session = _session;
+        if (session is null)
+        {
+            // An acceptor's first message: it must be a Logon for a session we know and that is free.
+            if (_view.Parse(_receive, start, length) != FixParseError.None || !Is(_view.MsgType, (byte)'A'))
+            {
+                _log.Write(LogLevel.Warning, LogEvent.NotLogonFirst, -1, _view.TryGetInt(Tags.MsgSeqNum, out int s) ? s : 0);
+                Close(DisconnectReason.NotLogonFirst);
+                return;
+            }
+
+            session = _router!(_view);
+            if (session is null)
+            {
+                _log.Write(LogLevel.Warning, LogEvent.UnknownSession, -1);
+                Close(DisconnectReason.UnknownSession);
+                return;
+            }
+
+            if (!session.TryAttach(this))
+            {
+                _log.Write(LogLevel.Warning, LogEvent.AlreadyLoggedOn, session.LogIndex);
+                Close(DisconnectReason.AlreadyLoggedOn);
+                return;
+            }
+
+            _session = session;
+        }
+
+        var dictionary = session.Options.UseDataDictionary ? session.Options.Dictionary : null;
+        var error = _view.Parse(_receive, start, length, dictionary);
+        if (error != FixParseError.None)
+        {
+            if (!session.IsLoggedOn && Is(_view.MsgType, (byte)'A'))
+            {
+                Close(DisconnectReason.InvalidLogon);
+                return;
+            }
+
+            session.OnGarbled(FrameStatus.Garbled, 100 + (int)error);
+            return;
+        }
+
+        session.OnMessage(_view);
+    }
+
+    private static bool Is(ReadOnlySpan<byte> msgType, byte type) => msgType.Length == 1 && msgType[0] == type;
+}
