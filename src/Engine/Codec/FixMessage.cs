@@ -159,6 +159,21 @@ public sealed partial class FixMessage : IFieldAccessor
         return ParseCore(dictionary);
     }
 
+    /// <summary>MsgType of a framed message without parsing it (the value after the first "&lt;SOH&gt;35="), or empty.</summary>
+    public static ReadOnlySpan<byte> PeekMsgType(ReadOnlySpan<byte> message)
+    {
+        var head = message.Slice(0, Math.Min(message.Length, 64));
+        int at = head.IndexOf("\u000135="u8);
+        if (at < 0)
+        {
+            return default;
+        }
+
+        var rest = message.Slice(at + 4);
+        int end = rest.IndexOf((byte)1);
+        return end < 0 ? default : rest.Slice(0, end);
+    }
+
     /// <summary>Copies <paramref name="message"/> into the view's own buffer and parses it there.</summary>
     public FixParseError ParseCopy(ReadOnlySpan<byte> message, DataDictionary? dictionary = null)
     {

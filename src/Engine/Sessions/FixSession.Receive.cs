@@ -68,9 +68,10 @@ public sealed partial class FixSession
             return;
         }
 
-        if (_validator is not null)
+        var validator = _adminValidator is not null && ReferenceEquals(message.Dictionary, _adminValidator.Dictionary) ? _adminValidator : _validator;
+        if (validator is not null)
         {
-            var verdict = _validator.Validate(message);
+            var verdict = validator.Validate(message);
             if (!verdict.IsValid)
             {
                 if (isLogon || !_receivedLogon)

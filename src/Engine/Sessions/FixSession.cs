@@ -50,6 +50,7 @@ public sealed partial class FixSession
     private readonly EngineLog _log;
     private readonly EngineClock _clock;
     private readonly MessageValidator? _validator;
+    private readonly MessageValidator? _adminValidator;
     private readonly FixEncoder _encoder = new();
     private readonly byte[] _output;
     private readonly byte[] _text = new byte[256];
@@ -90,6 +91,9 @@ public sealed partial class FixSession
         _log = log ?? EngineLog.Null;
         _clock = clock ?? EngineClock.Shared;
         _validator = options.UseDataDictionary ? new MessageValidator(options.Dictionary, options.Validation) : null;
+        _adminValidator = !options.UseDataDictionary ? null
+            : ReferenceEquals(options.AdminDictionary, options.Dictionary) ? _validator
+            : new MessageValidator(options.AdminDictionary, options.Validation);
         _output = new byte[options.MaxMessageSize + 1024];
         var viewOptions = new FixMessageOptions { MaxMessageSize = options.MaxMessageSize + 1024 };
         _replay = new FixMessage(viewOptions);

@@ -51,6 +51,32 @@ public sealed class FixSessionOptions
     /// <summary>The dictionary used to parse and validate (for FIXT, transport and application combined).</summary>
     public DataDictionary Dictionary { get; init; } = null!;
 
+    /// <summary>
+    /// The dictionary session-level messages are validated with: for FIXT sessions the transport dictionary alone
+    /// (as QuickFIX does: a tag the application version defines is still unknown in a Heartbeat), otherwise
+    /// <see cref="Dictionary"/>.
+    /// </summary>
+    public Dictionary.DataDictionary AdminDictionary
+    {
+        get => _adminDictionary ?? Dictionary;
+        init => _adminDictionary = value;
+    }
+
+    private readonly Dictionary.DataDictionary? _adminDictionary;
+
+    /// <summary>The dictionary to parse a message of this MsgType with (null when UseDataDictionary=N).</summary>
+    public Dictionary.DataDictionary? DictionaryFor(ReadOnlySpan<byte> msgType)
+    {
+        if (!UseDataDictionary)
+        {
+            return null;
+        }
+
+        return msgType.Length == 1 && msgType[0] is (byte)'0' or (byte)'1' or (byte)'2' or (byte)'3' or (byte)'4' or (byte)'5' or (byte)'A' or (byte)'n'
+            ? AdminDictionary
+            : Dictionary;
+    }
+
     /// <summary>UseDataDictionary: when false, only the session-level checks run.</summary>
     public bool UseDataDictionary { get; init; } = true;
 
@@ -122,12 +148,14 @@ public sealed class FixSessionOptions
         dictionaries ??= DefaultDictionaryLoader;
         var id = settings.SessionId;
         DataDictionary dictionary;
+        DataDictionary? adminDictionary = null;
         if (id.IsFixt)
         {
             string appVersion = ApplVerIdToVersion(settings.GetStringOrNull(SettingKeys.DefaultApplVerId) ?? "FIX.5.0SP2");
             var transport = dictionaries(settings.GetStringOrNull(SettingKeys.TransportDataDictionary), "FIXT.1.1");
             var application = dictionaries(settings.GetStringOrNull(SettingKeys.AppDataDictionary), appVersion);
             dictionary = DataDictionary.Combine(transport, application);
+            adminDictionary = transport;
         }
         else
         {
@@ -148,6 +176,7 @@ public sealed class FixSessionOptions
         {
             IsInitiator = !settings.IsAcceptor,
             Dictionary = dictionary,
+            AdminDictionary = adminDictionary ?? dictionary,
             UseDataDictionary = settings.GetBool(SettingKeys.UseDataDictionary),
             Validation = new ValidationOptions
             {

@@ -322,7 +322,7 @@ public sealed class FixConnection : ISessionTransport
             _session = session;
         }
 
-        var dictionary = session.Options.UseDataDictionary ? session.Options.Dictionary : null;
+        var dictionary = session.Options.DictionaryFor(FixMessage.PeekMsgType(new ReadOnlySpan<byte>(_receive, start, length)));
         var error = _view.Parse(_receive, start, length, dictionary);
         if (error != FixParseError.None)
         {

@@ -85,7 +85,7 @@ public sealed class MessageValidator
         {
             return _dictionary.IsEnumeratedMsgType(message.MsgType)
                 ? new ValidationResult(ValidationOutcome.UnsupportedMessageType, SessionRejectReason.InvalidMsgType, Tags.MsgType, false)
-                : ValidationResult.RejectWithoutTag(SessionRejectReason.InvalidMsgType);
+                : ValidationResult.RejectFor(SessionRejectReason.InvalidMsgType, Tags.MsgType);
         }
 
         if (MissingRequired(message, _dictionary.Header.RequiredTags, out int missing) ||

@@ -74,7 +74,7 @@ public sealed class MessageValidatorTests
         var invalid = Validate(Msg("*", string.Empty));
         Assert.Equal(ValidationOutcome.Reject, invalid.Outcome);
         Assert.Equal(SessionRejectReason.InvalidMsgType, invalid.Reason);
-        Assert.False(invalid.HasRefTag);
+        Assert.Equal(35, invalid.RefTagId); // FIX 4.2 quotes it in RefTagID; the session leaves it out from FIX 4.3
 
         // A dictionary without ExecutionReport, whose MsgType field still lists "8": BusinessMessageReject territory.
         var noExec = LoadWithout("8");
