@@ -24,6 +24,15 @@ public sealed class FixTemplateTests
     }
 
     [Fact]
+    public void A_9_equals_inside_a_data_field_is_not_taken_for_the_body_length()
+    {
+        // ReceiveXmlMessage: XmlData carries a FIX message of its own, "9=377" included.
+        string completed = FixTemplate.Complete(S("8=FIX.4.4|35=n|34=2|212=14|213=<x>|9=377|</x>|"));
+
+        Assert.StartsWith(S("8=FIX.4.4|9=36|35=n|"), completed, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void A_present_body_length_is_kept_and_only_the_checksum_is_added()
     {
         string completed = FixTemplate.Complete(S("8=FIX.4.2|9=999|35=0|"));

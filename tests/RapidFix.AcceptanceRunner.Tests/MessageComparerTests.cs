@@ -21,7 +21,7 @@ public sealed class MessageComparerTests
     [InlineData("8=FIX.4.2|9=61|35=A|49=ISLD|34=1|52=20251121-21:07:10.192|56=TW|98=0|108=30|10=143|", "field 4: expected tag 34 but received tag 49")]
     [InlineData("8=FIX.4.2|9=61|35=A|34=1|49=ISLD|52=20251121-21:07:10.192|56=TW|98=0|10=143|", "field 9: expected tag 108 but received tag 10")]
     [InlineData("8=FIX.4.2|9=61|35=A|34=1|49=ISLD|52=20251121-21:07:10.192|56=TW|98=0|108=30|10=143|58=x|", "field 11: received extra field 58=x")]
-    [InlineData("8=FIX.4.2|9=61|35=A|34=1|49=ISLD|52=20251121-21:07:10|56=TW|98=0|108=30|10=143|", "field 52: '20251121-21:07:10' does not have the expected shape (yyyyMMdd-HH:mm:ss.fff)")]
+    [InlineData("8=FIX.4.2|9=61|35=A|34=1|49=ISLD|52=20251121-21:07:10.|56=TW|98=0|108=30|10=143|", "field 52: '20251121-21:07:10.' does not have the expected shape (yyyyMMdd-HH:mm:ss[.fff...])")]
     [InlineData("8=FIX.4.2|9=61|35=A|34=1|49=ISLD|52=2025-11-21 21:07|56=TW|98=0|108=30|10=143|", "field 52:")]
     [InlineData("8=FIX.4.2|9=61|35=A|34=1|49=ISLD|52=20251121-21:07:10.192|56=TW|98=0|108=30|10=43|", "field 10: '43' does not have the expected shape (three digits)")]
     public void The_first_difference_is_reported(string received, string difference)

@@ -39,7 +39,8 @@ public sealed class RunnerCommandLineTests : IDisposable
         return (exit, output.ToString().Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries), error.ToString());
     }
 
-    private static readonly IInProcessAcceptorFactory Unavailable = InProcessAcceptors.Default;
+    private static readonly IInProcessAcceptorFactory Unavailable = new UnavailableAcceptorFactory(
+        "the in-process RapidFix acceptor is not available yet (a test double); run against an engine with --host H --port P");
 
     [Fact]
     public void All_scripts_passing_prints_one_line_each_and_the_totals_and_exits_zero()
@@ -103,7 +104,7 @@ public sealed class RunnerCommandLineTests : IDisposable
     }
 
     [Fact]
-    public void The_default_mode_says_the_in_process_acceptor_is_not_available_yet()
+    public void An_unavailable_in_process_acceptor_is_reported_with_the_way_out()
     {
         WriteScript("a", Heartbeat);
 

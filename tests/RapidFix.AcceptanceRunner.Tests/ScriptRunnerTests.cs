@@ -69,10 +69,10 @@ public sealed class ScriptRunnerTests
     [Fact]
     public void A_sending_time_of_the_wrong_shape_fails_even_though_it_is_a_pattern_field()
     {
-        string seconds = DateTime.UtcNow.ToString("yyyyMMdd-HH:mm:ss", System.Globalization.CultureInfo.InvariantCulture);
-        using var acceptor = new FakeAcceptor((_, side) => CorrectSession(side, sendingTime: seconds));
+        string minutes = DateTime.UtcNow.ToString("yyyyMMdd-HH:mm", System.Globalization.CultureInfo.InvariantCulture);
+        using var acceptor = new FakeAcceptor((_, side) => CorrectSession(side, sendingTime: minutes));
 
-        var result = Run(acceptor, LogonLogout.Replace("9=61", "9=57", StringComparison.Ordinal));
+        var result = Run(acceptor, LogonLogout.Replace("9=61", "9=54", StringComparison.Ordinal));
 
         Assert.Equal(4, result.Failure?.Line);
         Assert.StartsWith("field 52:", result.Failure?.Reason, StringComparison.Ordinal);
