@@ -262,24 +262,24 @@ namespace RapidFix.Samples.FixReplay
                     case "D":
                         encoder.Add(11, Encoding.ASCII.GetBytes($"ORD-{seq:D8}"));
                         encoder.Add(1, "ACCT-778"u8);
-                        encoder.Add(21, (byte)'1');
+                        encoder.AddChar(21, (byte)'1');
                         encoder.Add(55, Encoding.ASCII.GetBytes(symbol));
                         // One order in fifty carries an invalid Side: well framed, rejected by validation (reason 5).
-                        encoder.Add(54, seq % 50 == 0 ? (byte)'Z' : random.Next(2) == 0 ? (byte)'1' : (byte)'2');
+                        encoder.AddChar(54, seq % 50 == 0 ? (byte)'Z' : random.Next(2) == 0 ? (byte)'1' : (byte)'2');
                         encoder.AddTimestamp(60, time - 1_000_000);
                         encoder.Add(38, 100 * random.Next(1, 50));
-                        encoder.Add(40, (byte)'2');
+                        encoder.AddChar(40, (byte)'2');
                         encoder.Add(44, new RapidFix.Engine.Fields.FixDecimal(random.Next(10_000, 50_000), -2));
-                        encoder.Add(59, (byte)'0');
+                        encoder.AddChar(59, (byte)'0');
                         break;
                     case "8":
                         encoder.Add(37, Encoding.ASCII.GetBytes($"BRK-{seq:D8}"));
                         encoder.Add(11, Encoding.ASCII.GetBytes($"ORD-{seq - 1:D8}"));
                         encoder.Add(17, Encoding.ASCII.GetBytes($"EXE-{seq:D10}"));
-                        encoder.Add(150, (byte)'F');
-                        encoder.Add(39, (byte)'1');
+                        encoder.AddChar(150, (byte)'F');
+                        encoder.AddChar(39, (byte)'1');
                         encoder.Add(55, Encoding.ASCII.GetBytes(symbol));
-                        encoder.Add(54, (byte)'1');
+                        encoder.AddChar(54, (byte)'1');
                         encoder.Add(38, 1500);
                         encoder.Add(32, 500);
                         encoder.Add(31, new RapidFix.Engine.Fields.FixDecimal(random.Next(10_000, 50_000), -2));
@@ -295,7 +295,7 @@ namespace RapidFix.Samples.FixReplay
                         encoder.Add(268, entries);
                         for (int e = 0; e < entries; e++)
                         {
-                            encoder.Add(269, e % 2 == 0 ? (byte)'0' : (byte)'1');
+                            encoder.AddChar(269, e % 2 == 0 ? (byte)'0' : (byte)'1');
                             encoder.Add(270, new RapidFix.Engine.Fields.FixDecimal(random.Next(10_000, 50_000), -2));
                             encoder.Add(271, 100 * random.Next(1, 100));
                             encoder.Add(290, (e / 2) + 1);

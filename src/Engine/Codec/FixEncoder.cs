@@ -97,7 +97,7 @@ public sealed class FixEncoder
     }
 
     /// <summary>Adds a CHAR field.</summary>
-    public void Add(int tag, byte value)
+    public void AddChar(int tag, byte value)
     {
         if (!TryReserve(FixValue.CountDigits((uint)tag) + 3, out int at))
         {
@@ -110,7 +110,7 @@ public sealed class FixEncoder
     }
 
     /// <summary>Adds a BOOLEAN field ('Y' / 'N').</summary>
-    public void Add(int tag, bool value) => Add(tag, value ? (byte)'Y' : (byte)'N');
+    public void Add(int tag, bool value) => AddChar(tag, value ? (byte)'Y' : (byte)'N');
 
     /// <summary>Adds a decimal field (price, quantity, amount) keeping its scale.</summary>
     public void Add(int tag, FixDecimal value)

@@ -87,4 +87,5 @@ public static class SettingKeys
     public const string StoreFlushMaxDelayMicroseconds = "StoreFlushMaxDelayMicroseconds";
     public const string StoreMaxMessages = "StoreMaxMessages";
     public const string StoreMaxBytes = "StoreMaxBytes";
+    public const string StoreSyncBeforeSend = "StoreSyncBeforeSend";
 }

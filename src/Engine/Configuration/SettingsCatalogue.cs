@@ -222,6 +222,7 @@ public static class SettingsCatalogue
             rapid(I(OutboundQueueDepth, "Messages that may wait to be sent before senders are refused.", "4096", 1, 1 << 24)),
             rapid(C(StoreType, "Message store: journal (on disk, recoverable) or express (memory only). Defaults to journal when FileStorePath is set.", null, "journal", "express")),
             rapid(C(StoreFlushPolicy, "When journal writes reach the disk: EveryMessage (write+fsync per message), GroupCommit (a flusher thread batches writes into one write+fsync), OsOnly (written to the OS, never fsynced).", "GroupCommit", "EveryMessage", "GroupCommit", "OsOnly")),
+            rapid(B(StoreSyncBeforeSend, "Hold every stored message until the journal says it is durable before it goes on the wire: the counterparty never sees a message a crash could lose (adds the flush latency to each send).", "N")),
             rapid(I(StoreFlushMaxBatch, "GroupCommit: flush as soon as this many records are pending.", "64", 1, 1 << 20)),
             rapid(D(StoreFlushMaxDelayMicroseconds, "GroupCommit: longest time, in microseconds, the flusher waits for a batch to fill (0 flushes at once).", "0", Microsecond, 0, 1_000_000)),
             rapid(I(StoreMaxMessages, "Sent messages the store indexes per generation (between resets).", "1000000", 16, 1 << 28)),

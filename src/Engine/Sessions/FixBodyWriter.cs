@@ -48,7 +48,7 @@ public ref struct FixBodyWriter
         Add(tag, digits.Slice(0, n));
     }
 
-    public void Add(int tag, byte value)
+    public void AddChar(int tag, byte value)
     {
         Span<byte> one = stackalloc byte[1];
         one[0] = value;

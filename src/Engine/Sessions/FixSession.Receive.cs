@@ -36,6 +36,32 @@ public sealed partial class FixSession
         _log.Write(LogLevel.Warning, status == FrameStatus.BadChecksum ? LogEvent.BadChecksum : LogEvent.GarbledMessage, _logIndex, code);
     }
 
+    /// <summary>
+    /// A message larger than MaxMessageSize arrived: it cannot be read, and it would come back with every resend, so
+    /// the session logs out with the reason and disconnects (the limit is enforced, not silently skipped).
+    /// </summary>
+    public void OnMessageTooLarge()
+    {
+        lock (_sync)
+        {
+            if (_transport is null)
+            {
+                return;
+            }
+
+            _log.Write(LogLevel.Error, LogEvent.MessageTooLarge, _logIndex, _options.MaxMessageSize);
+            if (_receivedLogon && !_sentLogout)
+            {
+                int n = Text(_text, 0, "Message larger than MaxMessageSize ("u8);
+                n += FixValue.FormatLong(_options.MaxMessageSize, _text.AsSpan(n));
+                n = Text(_text, n, " bytes)"u8);
+                GenerateLogout(_text.AsSpan(0, n));
+            }
+
+            DisconnectCore(DisconnectReason.MessageTooLarge);
+        }
+    }
+
     private void Process(FixMessage message)
     {
         long nowNanos = _clock.UtcNowNanos;

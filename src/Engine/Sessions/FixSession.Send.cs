@@ -72,11 +72,11 @@ public sealed partial class FixSession
         }
 
         Begin("A"u8, _store.NextSenderMsgSeqNum, new HeaderOptions(), default);
-        _encoder.Add(Tags.EncryptMethod, (byte)'0');
+        _encoder.AddChar(Tags.EncryptMethod, (byte)'0');
         _encoder.Add(Tags.HeartBtInt, _options.HeartBtInt);
         if (sendReset)
         {
-            _encoder.Add(Tags.ResetSeqNumFlag, (byte)'Y');
+            _encoder.AddChar(Tags.ResetSeqNumFlag, (byte)'Y');
         }
 
         if (_options.Id.IsFixt)
@@ -100,7 +100,7 @@ public sealed partial class FixSession
         var header = new HeaderOptions { LastMsgSeqNumProcessed = SeqNumOf(logon) };
         int seq = _store.NextSenderMsgSeqNum;
         Begin("A"u8, seq, header, default);
-        _encoder.Add(Tags.EncryptMethod, (byte)'0');
+        _encoder.AddChar(Tags.EncryptMethod, (byte)'0');
         _encoder.Add(Tags.HeartBtInt, _heartBtInt);
         if (_options.Id.IsFixt)
         {
@@ -186,7 +186,7 @@ public sealed partial class FixSession
         var header = new HeaderOptions { PossDup = true, OrigSendingTimeNanos = now, SendingTimeNanos = now, LastMsgSeqNumProcessed = respondingTo };
         Begin("4"u8, begin, header, default);
         _encoder.Add(Tags.NewSeqNo, newSeqNo);
-        _encoder.Add(Tags.GapFillFlag, (byte)'Y');
+        _encoder.AddChar(Tags.GapFillFlag, (byte)'Y');
         if (Complete("4"u8, begin, application: false) == SendResult.Sent)
         {
             _counters.GapFillsSent++;
@@ -612,7 +612,7 @@ public sealed partial class FixSession
             switch (item.Kind)
             {
                 case HeaderKind.SeqNum: _encoder.Add(Tags.MsgSeqNum, seqNum); break;
-                case HeaderKind.PossDup: _encoder.Add(Tags.PossDupFlag, (byte)'Y'); break;
+                case HeaderKind.PossDup: _encoder.AddChar(Tags.PossDupFlag, (byte)'Y'); break;
                 case HeaderKind.Sender: _encoder.Add(Tags.SenderCompID, o.SenderCompId); break;
                 case HeaderKind.SenderSub: _encoder.Add(Tags.SenderSubID, o.SenderSubId); break;
                 case HeaderKind.SendingTime: _encoder.AddTimestamp(Tags.SendingTime, sendingTime, precision); break;
@@ -656,6 +656,14 @@ public sealed partial class FixSession
                 {
                     _store.SetNextSenderMsgSeqNum(seq + 1); // the number is used; the resend will gap-fill it
                 }
+            }
+            else if (persist && _options.SyncBeforeSend && !_store.WaitForDurable(_store.WrittenPosition, _options.SyncTimeout))
+            {
+                // The counterparty must never see what a crash could take back: no durability, no send.
+                _counters.StoreFailures++;
+                _log.Write(LogLevel.Error, LogEvent.StoreWriteFailed, _logIndex, (long)StoreWriteStatus.Faulted);
+                DisconnectCore(DisconnectReason.SendFailed);
+                return SendResult.TransportFailed;
             }
         }
 

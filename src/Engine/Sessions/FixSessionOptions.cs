@@ -95,6 +95,12 @@ public sealed class FixSessionOptions
 
     public bool PersistMessages { get; init; } = true;
 
+    /// <summary>StoreSyncBeforeSend: a stored message goes on the wire only once the store says it is durable.</summary>
+    public bool SyncBeforeSend { get; init; }
+
+    /// <summary>How long a send waits for durability before the session gives up on the store (and disconnects).</summary>
+    public TimeSpan SyncTimeout { get; init; } = TimeSpan.FromSeconds(5);
+
     public TimeSpan LogonTimeout { get; init; } = TimeSpan.FromSeconds(10);
 
     public TimeSpan LogoutTimeout { get; init; } = TimeSpan.FromSeconds(2);
@@ -193,6 +199,7 @@ public sealed class FixSessionOptions
             ResetOnLogout = settings.GetBool(SettingKeys.ResetOnLogout),
             ResetOnDisconnect = settings.GetBool(SettingKeys.ResetOnDisconnect),
             PersistMessages = settings.GetBool(SettingKeys.PersistMessages),
+            SyncBeforeSend = settings.GetBool(SettingKeys.StoreSyncBeforeSend),
             LogonTimeout = settings.GetTimeSpan(SettingKeys.LogonTimeout),
             LogoutTimeout = settings.GetTimeSpan(SettingKeys.LogoutTimeout),
             CheckLatency = settings.GetBool(SettingKeys.CheckLatency),

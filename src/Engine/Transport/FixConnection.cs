@@ -34,6 +34,7 @@ public sealed class FixConnection : ISessionTransport
     private FixSession? _session;
     private int _pendingLength;
     private int _filled;
+    private long _threadAllocatedBytes;
     private volatile bool _closed;
     private DisconnectReason _reason;
 
@@ -75,6 +76,12 @@ public sealed class FixConnection : ISessionTransport
 
     /// <summary>Bytes waiting in the outbound buffer.</summary>
     public int PendingBytes => Volatile.Read(ref _pendingLength);
+
+    /// <summary>
+    /// Bytes the connection's thread has allocated since it started (sampled once per loop): flat in the continuous
+    /// phase. Connection set-up allocates; receiving, processing and sending must not.
+    /// </summary>
+    public long ThreadAllocatedBytes => Volatile.Read(ref _threadAllocatedBytes);
 
     /// <summary>The framer's counters (garbage skipped, garbled frames, bad checksums).</summary>
     public FixFramer Framer => _framer;
@@ -188,6 +195,8 @@ public sealed class FixConnection : ISessionTransport
                     lastTimer = now;
                     _session?.OnTimer();
                 }
+
+                Volatile.Write(ref _threadAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
             }
         }
         catch (SocketException)
@@ -266,6 +275,10 @@ public sealed class FixConnection : ISessionTransport
             {
                 // Garbage before a logon: nothing to talk to.
                 Close(DisconnectReason.GarbledBeforeLogon);
+            }
+            else if (frame.Error == FrameError.MessageTooLarge)
+            {
+                _session.OnMessageTooLarge();
             }
             else
             {

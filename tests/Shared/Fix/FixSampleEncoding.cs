@@ -17,13 +17,13 @@ public static class FixSampleEncoding
         encoder.Add(Tags.OrderID, "BRK-998877"u8);
         encoder.Add(Tags.ClOrdID, "ORD-0000012345"u8);
         encoder.Add(Tags.ExecID, "EXE-5566778899"u8);
-        encoder.Add(150, (byte)'F');
-        encoder.Add(Tags.OrdStatus, (byte)'1');
+        encoder.AddChar(150, (byte)'F');
+        encoder.AddChar(Tags.OrdStatus, (byte)'1');
         encoder.Add(Tags.Account, "ACCT-778"u8);
         encoder.Add(Tags.Symbol, "MSFT"u8);
-        encoder.Add(Tags.Side, (byte)'1');
+        encoder.AddChar(Tags.Side, (byte)'1');
         encoder.Add(Tags.OrderQty, 1500);
-        encoder.Add(Tags.OrdType, (byte)'2');
+        encoder.AddChar(Tags.OrdType, (byte)'2');
         encoder.Add(Tags.Price, new FixDecimal(41237, -2));
         encoder.Add(32, 500);
         encoder.Add(31, new FixDecimal(41235, -2));

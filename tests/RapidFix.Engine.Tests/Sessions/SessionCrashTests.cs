@@ -1,0 +1,184 @@
+using System.Diagnostics;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Sessions;
+
+namespace RapidFix.Engine.Tests.Sessions;
+
+/// <summary>
+/// An acceptor with a journal store (group commit, StoreSyncBeforeSend=Y) runs in a child process and is killed
+/// with SIGKILL in the middle of an order stream. Restarted on the same journal, it must resume its sequence numbers
+/// (the initiator never sees them go backwards: nothing it was told is lost), and the ResendRequest / gap-fill
+/// exchange must recover every order the crash interrupted: each order ends up executed exactly once as a new
+/// message (any repeat comes marked PossDupFlag=Y).
+/// </summary>
+[Collection(nameof(SessionEndToEnd))]
+public sealed class SessionCrashTests : IDisposable
+{
+    private const int Orders = 3_000;
+    private readonly string _journal = Path.Combine(Path.GetTempPath(), "rapidfix-crash-" + Guid.NewGuid().ToString("N"));
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_journal))
+        {
+            Directory.Delete(_journal, recursive: true);
+        }
+    }
+
+    [Fact]
+    public void A_killed_acceptor_recovers_from_its_journal_and_gap_fill_recovers_the_rest()
+    {
+        int port = SessionHarness.FreePort();
+        var child = StartAcceptor(port);
+        var client = new RecordingApplication(Orders);
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(port));
+        var session = initiator.Sessions[0];
+        try
+        {
+            SessionHarness.WaitUntil(() => session.IsLoggedOn, "logon");
+
+            // Stream orders; kill the acceptor once a third of them is executed, while orders are still in flight.
+            int sent = 0;
+            bool killed = false;
+            int acknowledgedBeforeKill = 0;
+            while (sent < Orders)
+            {
+                if (session.IsLoggedOn && client.Send(session, sent + 1) == SendResult.Sent)
+                {
+                    sent++;
+                }
+
+                if (!killed && client.Executed >= Orders / 3)
+                {
+                    acknowledgedBeforeKill = client.Executed;
+                    child.Kill(entireProcessTree: true);
+                    child.WaitForExit();
+                    killed = true;
+                    SessionHarness.WaitUntil(() => !session.IsLoggedOn, "the initiator to notice");
+                    child.Dispose();
+                    child = StartAcceptor(port); // the same journal
+                }
+
+                if (sent % 50 == 0)
+                {
+                    Thread.Sleep(1);
+                }
+            }
+
+            Assert.True(killed);
+            SessionHarness.WaitUntil(() => client.Executed == Orders, $"all {Orders} orders executed (now {client.Executed})", 60);
+
+            // Nothing acknowledged was lost: the restarted acceptor never sent a sequence number lower than one the
+            // initiator had already seen (that would have logged it out with "MsgSeqNum too low").
+            Assert.Null(client.LogoutText);
+            Assert.True(session.IsLoggedOn);
+            Assert.True(acknowledgedBeforeKill >= Orders / 3);
+            for (int id = 1; id <= Orders; id++)
+            {
+                Assert.True(client.NewExecutions(id) == 1, $"order {id}: {client.NewExecutions(id)} new executions, {client.PossDupExecutions(id)} possible duplicates");
+            }
+
+        }
+        finally
+        {
+            if (!child.HasExited)
+            {
+                child.Kill(entireProcessTree: true);
+            }
+
+            child.Dispose();
+        }
+    }
+
+    private Process StartAcceptor(int port)
+    {
+        string host = Path.Combine(AppContext.BaseDirectory, "RapidFix.SessionCrashHost.dll");
+        Assert.True(File.Exists(host), $"crash host not built: {host}");
+        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[] { "exec", host, port.ToString(System.Globalization.CultureInfo.InvariantCulture), _journal })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        var process = Process.Start(start)!;
+        var ready = process.StandardOutput.ReadLine();
+        Assert.True(ready == "READY", $"the acceptor did not start: {ready} {process.StandardError.ReadToEnd()}");
+        return process;
+    }
+
+    /// <summary>Records, per order, the executions received as new messages and as possible duplicates.</summary>
+    private sealed class RecordingApplication(int orders) : FixApplicationBase
+    {
+        private readonly int[] _new = new int[orders + 1];
+        private readonly int[] _possDup = new int[orders + 1];
+        private readonly byte[] _body = new byte[512];
+        private readonly byte[] _id = new byte[16];
+        private int _executed;
+        private int _possDupTotal;
+
+        public int Executed => Volatile.Read(ref _executed);
+
+        public int PossDupTotal => Volatile.Read(ref _possDupTotal);
+
+        public string? LogoutText { get; private set; }
+
+        public int NewExecutions(int id) => Volatile.Read(ref _new[id]);
+
+        public int PossDupExecutions(int id) => Volatile.Read(ref _possDup[id]);
+
+        public override void FromAdmin(FixSession session, FixMessage message)
+        {
+            if (message.MsgType.SequenceEqual("5"u8) && message.TryGetValue(Tags.Text, out var text))
+            {
+                LogoutText = System.Text.Encoding.ASCII.GetString(text);
+            }
+        }
+
+        public override MessageDisposition FromApp(FixSession session, FixMessage message)
+        {
+            if (!message.TryGetInt(Tags.ClOrdID, out int id) || id < 1 || id >= _new.Length)
+            {
+                return MessageDisposition.Reject(RapidFix.Engine.Validation.SessionRejectReason.ValueIsIncorrect, Tags.ClOrdID);
+            }
+
+            // One connection thread delivers messages: no two calls run at once.
+            bool possDup = message.TryGetBool(Tags.PossDupFlag, out bool pd) && pd;
+            if (possDup)
+            {
+                _possDup[id]++;
+                _possDupTotal++;
+            }
+            else
+            {
+                _new[id]++;
+            }
+
+            if (_new[id] + _possDup[id] == 1)
+            {
+                Interlocked.Increment(ref _executed);
+            }
+
+            return MessageDisposition.Accept;
+        }
+
+        public SendResult Send(FixSession session, int id)
+        {
+            int n = FixValue.FormatLong(id, _id);
+            var body = new FixBodyWriter(_body);
+            body.Add(Tags.ClOrdID, _id.AsSpan(0, n));
+            body.AddChar(21, (byte)'1');
+            body.Add(Tags.Symbol, "MSFT"u8);
+            body.AddChar(Tags.Side, (byte)'1');
+            body.AddTimestamp(Tags.TransactTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
+            body.Add(Tags.OrderQty, 100);
+            body.AddChar(Tags.OrdType, (byte)'1');
+            return session.Send("D"u8, body.Written);
+        }
+    }
+}

@@ -1,0 +1,63 @@
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Hosting;
+using RapidFix.Engine.Sessions;
+
+// Usage: RapidFix.SessionCrashHost <port> <journal folder>
+// Prints "READY" once listening, then executes orders until the process is killed.
+int port = int.Parse(args[0], System.Globalization.CultureInfo.InvariantCulture);
+string journal = args[1];
+var settings = SettingsFile.Parse($"""
+    [DEFAULT]
+    ConnectionType=acceptor
+    SocketAcceptHost=127.0.0.1
+    SocketAcceptPort={port}
+    StartTime=00:00:00
+    EndTime=00:00:00
+    FileStorePath={journal}
+    StoreType=journal
+    StoreFlushPolicy=GroupCommit
+    StoreSyncBeforeSend=Y
+    [SESSION]
+    BeginString=FIX.4.4
+    SenderCompID=EXEC
+    TargetCompID=CLIENT
+    """, "crash-host.cfg");
+using var engine = FixEngine.Create(settings, _ => new Executor());
+engine.Start();
+Console.WriteLine("READY");
+Console.Out.Flush();
+Thread.Sleep(Timeout.Infinite);
+
+/// <summary>One ExecutionReport per order, with the order's ClOrdID.</summary>
+internal sealed class Executor : FixApplicationBase
+{
+    private readonly byte[] _body = new byte[1024];
+
+    public override MessageDisposition FromApp(FixSession session, FixMessage message)
+    {
+        if (!message.MsgType.SequenceEqual("D"u8))
+        {
+            return MessageDisposition.UnsupportedMessageType;
+        }
+
+        var body = new FixBodyWriter(_body);
+        body.Add(Tags.OrderID, message.GetValue(Tags.ClOrdID));
+        body.Add(Tags.ClOrdID, message.GetValue(Tags.ClOrdID));
+        body.Add(Tags.ExecID, message.GetValue(Tags.ClOrdID));
+        body.AddChar(150, (byte)'F');
+        body.AddChar(Tags.OrdStatus, (byte)'2');
+        body.Add(Tags.Symbol, message.GetValue(Tags.Symbol));
+        body.Add(Tags.Side, message.GetValue(Tags.Side));
+        message.TryGetLong(Tags.OrderQty, out long qty);
+        body.Add(Tags.OrderQty, qty);
+        body.Add(32, qty);
+        body.Add(31, new FixDecimal(10025, -2));
+        body.Add(151, 0L);
+        body.Add(14, qty);
+        body.Add(6, new FixDecimal(10025, -2));
+        session.Send("8"u8, body.Written);
+        return MessageDisposition.Accept;
+    }
+}
