@@ -1,0 +1,161 @@
+using System.Runtime.CompilerServices;
+using RapidFix.Fast.Codec;
+using RapidFix.Fast.Templates;
+
+namespace RapidFix.Fast.Messages;
+
+/// <summary>
+/// The decode handler that fills a <see cref="FastMessage"/>: each field's value goes to its pre-resolved slot in
+/// the current scope; strings are copied into the message's arena.
+/// </summary>
+public struct FastMessageWriter : IFastDecodeHandler
+{
+    private const int MaxDepth = 64;
+
+    private readonly FastMessage _message;
+    private readonly FastValue[] _values;
+    private int _base;
+    private int _depth;
+    private InlineBases _stack;
+
+    public FastMessageWriter(FastMessage message)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        _message = message;
+        _values = message.Values;
+    }
+
+    [InlineArray(MaxDepth)]
+    private struct InlineBases
+    {
+        private int _element0;
+    }
+
+    public bool OnMessageStart(FastTemplate template)
+    {
+        _depth = 0;
+        _base = 0;
+        return _message.TryBegin(template);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void OnInteger(FastField field, long value)
+    {
+        ref var v = ref _values[_base + field.Slot];
+        v.KindValue = field.Type is FastFieldType.UInt32 or FastFieldType.UInt64 ? FastValueKind.UnsignedInteger : FastValueKind.Integer;
+        v.Int = value;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void OnDecimal(FastField field, long mantissa, int exponent)
+    {
+        ref var v = ref _values[_base + field.Slot];
+        v.KindValue = FastValueKind.Decimal;
+        v.Int = mantissa;
+        v.Aux = exponent;
+    }
+
+    public bool OnBytes(FastField field, ReadOnlySpan<byte> value)
+    {
+        if (!_message.TryAppendBytes(value, out int offset))
+        {
+            return false;
+        }
+
+        ref var v = ref _values[_base + field.Slot];
+        v.KindValue = FastValueKind.Bytes;
+        v.Offset = offset;
+        v.Aux = value.Length;
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public void OnAbsent(FastField field)
+    {
+        _values[_base + field.Slot].KindValue = FastValueKind.Absent;
+        if (field.Type == FastFieldType.Group)
+        {
+            ClearGroup(field.Body!);
+        }
+    }
+
+    private void ClearGroup(FastGroupBody body)
+    {
+        foreach (var f in body.Instructions)
+        {
+            _values[_base + f.Slot].KindValue = FastValueKind.Absent;
+            if (f.Type == FastFieldType.Group)
+            {
+                ClearGroup(f.Body!);
+            }
+        }
+    }
+
+    public bool OnSequenceStart(FastField field, int length)
+    {
+        if (!_message.TryAddScopes(field.Body!, length, out int first))
+        {
+            return false;
+        }
+
+        ref var v = ref _values[_base + field.Slot];
+        v.KindValue = FastValueKind.Sequence;
+        v.Int = length;
+        v.Aux = first;
+        return true;
+    }
+
+    public void OnSequenceEntryStart(FastField field, int index)
+    {
+        int scope = _values[_base + field.Slot].Aux + index;
+        Push(_message.Scopes[scope].Base);
+    }
+
+    public void OnSequenceEntryEnd(FastField field) => Pop();
+
+    public void OnSequenceEnd(FastField field)
+    {
+    }
+
+    public void OnGroupStart(FastField field) => _values[_base + field.Slot].KindValue = FastValueKind.Group;
+
+    public void OnGroupEnd(FastField field)
+    {
+    }
+
+    public bool OnTemplateRefStart(FastField field, FastTemplate template)
+    {
+        if (_depth >= MaxDepth || !_message.TryAddScopes(template.Body, 1, out int scope))
+        {
+            return false;
+        }
+
+        ref var v = ref _values[_base + field.Slot];
+        v.KindValue = FastValueKind.TemplateReference;
+        v.Aux = scope;
+        Push(_message.Scopes[scope].Base);
+        return true;
+    }
+
+    public void OnTemplateRefEnd(FastField field) => Pop();
+
+    public void OnMessageEnd(FastTemplate template)
+    {
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Push(int newBase)
+    {
+        // The decoder bounds nesting below MaxDepth, so the stack cannot overflow.
+        _stack[_depth & (MaxDepth - 1)] = _base;
+        _depth++;
+        _base = newBase;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private void Pop()
+    {
+        _depth--;
+        _base = _stack[_depth & (MaxDepth - 1)];
+    }
+}
