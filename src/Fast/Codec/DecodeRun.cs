@@ -91,10 +91,9 @@ internal ref struct DecodeRun<THandler>
 
         if (template.Reset)
         {
-            // SCP 1.1: the template's reset property resets every dictionary before its message is processed.
+            // SCP 1.1: the template's reset property resets every dictionary, the template identifier's previous
+            // value included, before the message's fields are processed (so the next message names its template).
             state.Reset();
-            state.TemplateId = tid;
-            state.TemplateIdAssigned = true;
         }
 
         if (reference is null)

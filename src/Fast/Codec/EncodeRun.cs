@@ -83,9 +83,9 @@ internal ref struct EncodeRun
 
         if (template.Reset)
         {
+            // SCP 1.1: the template's reset property resets every dictionary, the template identifier's previous
+            // value included, before the message's fields are processed (so the next message names its template).
             state.Reset();
-            state.TemplateId = tid;
-            state.TemplateIdAssigned = true;
         }
 
         return Instructions(template.Body.Instructions, _message.Scopes[scope].Base, ref pm) && EndPmap(ref pm);
