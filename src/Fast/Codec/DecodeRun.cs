@@ -1164,7 +1164,9 @@ internal ref struct DecodeRun<THandler>
         {
             if (p >= limit)
             {
-                return Fail(p >= data.Length ? FastErrorCode.UnexpectedEnd : FastErrorCode.R7, start);
+                // Longer than any template needs: overlong when the next byte adds no set bit, else too many bits.
+                var code = p >= data.Length ? FastErrorCode.UnexpectedEnd : (data[p] & 0x7F) != 0 ? FastErrorCode.R8 : FastErrorCode.R7;
+                return Fail(code, start);
             }
 
             if (data[p++] >= 0x80)
