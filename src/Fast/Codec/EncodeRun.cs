@@ -222,7 +222,7 @@ internal ref struct EncodeRun
     /// <summary>Writes an integer field (or a sequence length, or a decimal's exponent or mantissa) with its operator.</summary>
     private bool IntegerOperator(FastField f, bool present, long value, ref PmapWriter pm)
     {
-        if (!present && !f.IsOptional)
+        if (!present && !f.IsOptional && f.Operator != FastOperator.Constant)
         {
             return Fail(FastErrorCode.InvalidMessage, _pos);
         }
@@ -399,7 +399,7 @@ internal ref struct EncodeRun
             return Fail(FastErrorCode.D1, _pos);
         }
 
-        if (!present && !f.IsOptional)
+        if (!present && !f.IsOptional && f.Operator != FastOperator.Constant)
         {
             return Fail(FastErrorCode.InvalidMessage, _pos);
         }
@@ -585,7 +585,7 @@ internal ref struct EncodeRun
             return Fail(FastErrorCode.D1, _pos);
         }
 
-        if (!present && !f.IsOptional)
+        if (!present && !f.IsOptional && f.Operator != FastOperator.Constant)
         {
             return Fail(FastErrorCode.InvalidMessage, _pos);
         }
