@@ -300,6 +300,7 @@ internal ref struct DecodeRun<THandler>
     // ---- integers ----------------------------------------------------------------------------------------------
 
     /// <summary>Applies the field's operator to an integer field: Present with the value, Absent, or Failed.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int IntOperator(FastField f, ref PresenceMap pm, out long value)
     {
         value = 0;
@@ -396,6 +397,7 @@ internal ref struct DecodeRun<THandler>
     }
 
     /// <summary>Copy or increment with the bit clear: the previous value (plus one for increment), the initial value, or absence.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int NotInStream(FastField f, ref PreviousValue prev, out long value)
     {
         value = 0;
@@ -476,6 +478,7 @@ internal ref struct DecodeRun<THandler>
     }
 
     /// <summary>Reads an integer of the field's type from the stream, applying the nullable (+1) rule and the type's range.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int ReadInt(FastField f, bool nullable, out long value)
     {
         int at = _pos;
@@ -533,6 +536,7 @@ internal ref struct DecodeRun<THandler>
     }
 
     /// <summary>A signed int64 from the stream, nullable or not.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int ReadSignedValue(bool nullable, out long value)
     {
         int at = _pos;
