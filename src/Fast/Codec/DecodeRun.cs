@@ -42,6 +42,7 @@ internal ref struct DecodeRun<THandler>
     }
 
     /// <summary>A presence map, a template identifier and the template's body: a message, or a dynamic template reference.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
     private bool Segment(FastField? reference, int depth)
     {
         int start = _pos;
@@ -193,6 +194,7 @@ internal ref struct DecodeRun<THandler>
 
     // ---- structure ---------------------------------------------------------------------------------------------
 
+    [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
     private bool Sequence(FastField f, ref PresenceMap pm, int depth)
     {
         int at = _pos;
@@ -260,6 +262,7 @@ internal ref struct DecodeRun<THandler>
         return true;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
     private bool Group(FastField f, ref PresenceMap pm, int depth)
     {
         if (f.IsOptional && !pm.Next(_data))
@@ -573,6 +576,7 @@ internal ref struct DecodeRun<THandler>
 
     // ---- decimals ----------------------------------------------------------------------------------------------
 
+    [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
     private int DecimalOperator(FastField f, ref PresenceMap pm, out long mantissa, out int exponent)
     {
         mantissa = 0;
@@ -741,6 +745,7 @@ internal ref struct DecodeRun<THandler>
         return ReadSignedValue(false, out mantissa) == Present ? Present : Failed;
     }
 
+    [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
     private bool SplitDecimal(FastField f, ref PresenceMap pm)
     {
         int at = _pos;
@@ -774,6 +779,7 @@ internal ref struct DecodeRun<THandler>
 
     // ---- strings and byte vectors ----------------------------------------------------------------------------
 
+    [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
     private bool BytesOperator(FastField f, ref PresenceMap pm)
     {
         ReadOnlySpan<byte> value;
@@ -855,7 +861,7 @@ internal ref struct DecodeRun<THandler>
             int r = ReadBytes(f, f.Nullable, out value);
             if (r == Present)
             {
-                value.CopyTo(buffer);
+                SmallCopy.Copy(value, buffer);
                 AssignBytes(ref prev, f, value.Length);
                 value = buffer.AsSpan(0, value.Length);
             }
@@ -1102,7 +1108,7 @@ internal ref struct DecodeRun<THandler>
         }
 
         var target = scratch.AsSpan(0, length);
-        data.Slice(start, length).CopyTo(target);
+        SmallCopy.Copy(data.Slice(start, length), target);
         target[length - 1] &= 0x7F;
         value = target;
         return Present;

@@ -590,7 +590,7 @@ internal ref struct EncodeRun
             return Fail(FastErrorCode.InvalidMessage, _pos);
         }
 
-        ReadOnlySpan<byte> value = present ? _message.Arena.AsSpan(v.Offset, v.Aux) : default;
+        ReadOnlySpan<byte> value = present ? _message.BytesOf(v.Offset, v.Aux) : default;
         switch (f.Operator)
         {
             case FastOperator.None:

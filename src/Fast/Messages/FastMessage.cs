@@ -74,6 +74,9 @@ public sealed class FastMessage : IFieldAccessor
     internal int ArenaLength;
     private readonly byte[] _text = new byte[48];
 
+    /// <summary>The templates' initial values: strings equal to one are referenced there, not copied.</summary>
+    private byte[] _constants = [];
+
     public FastMessage()
         : this(FastMessageCapacity.Default)
     {
@@ -127,17 +130,21 @@ public sealed class FastMessage : IFieldAccessor
         }
     }
 
-    internal bool TryBegin(FastTemplate template)
+    internal bool TryBegin(FastTemplate template, bool clear = true)
     {
         Template = template;
+        _constants = template.ConstantPool;
         ValueCount = 0;
         ScopeCount = 0;
         ArenaLength = 0;
-        return TryAddScopes(template.Body, 1, out _);
+        return TryAddScopes(template.Body, 1, out _, clear);
     }
 
-    /// <summary>Reserves <paramref name="count"/> consecutive scopes of <paramref name="body"/> with all values absent.</summary>
-    internal bool TryAddScopes(FastGroupBody body, int count, out int firstScope)
+    /// <summary>
+    /// Reserves <paramref name="count"/> consecutive scopes of <paramref name="body"/>, with all values absent when
+    /// <paramref name="clear"/> (the decoder writes every slot itself, so it skips the clearing).
+    /// </summary>
+    internal bool TryAddScopes(FastGroupBody body, int count, out int firstScope, bool clear = true)
     {
         firstScope = ScopeCount;
         int slots = body.SlotCount;
@@ -148,7 +155,11 @@ public sealed class FastMessage : IFieldAccessor
         }
 
         int baseIndex = ValueCount;
-        Values.AsSpan(baseIndex, (int)needValues).Clear();
+        if (clear)
+        {
+            Values.AsSpan(baseIndex, (int)needValues).Clear();
+        }
+
         for (int i = 0; i < count; i++)
         {
             ref var s = ref Scopes[ScopeCount + i];
@@ -169,7 +180,7 @@ public sealed class FastMessage : IFieldAccessor
             return false;
         }
 
-        bytes.CopyTo(Arena.AsSpan(ArenaLength));
+        Codec.SmallCopy.Copy(bytes, Arena.AsSpan(ArenaLength));
         ArenaLength += bytes.Length;
         return true;
     }
@@ -287,10 +298,15 @@ public sealed class FastMessage : IFieldAccessor
 
     /// <summary>The bytes of a string or byte-vector value.</summary>
     public ReadOnlySpan<byte> GetBytes(in FastValue value) =>
-        value.KindValue == FastValueKind.Bytes ? Arena.AsSpan(value.Offset, value.Aux) : default;
+        value.KindValue == FastValueKind.Bytes ? BytesOf(value.Offset, value.Aux) : default;
 
     /// <summary>The scope of a dynamic template reference value, or of sequence entry 0.</summary>
     public FieldScope GetNestedScope(in FastValue value, int index = 0) => new(value.Aux + index);
+
+    /// <summary>The bytes of a value: in the arena, or (negative offset) in the templates' constant pool.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal ReadOnlySpan<byte> BytesOf(int offset, int length) =>
+        offset >= 0 ? Arena.AsSpan(offset, length) : _constants.AsSpan(~offset, length);
 
     /// <summary>Finds the value of <paramref name="tag"/> in <paramref name="scope"/> (also inside dynamic template references).</summary>
     internal bool TryFind(FieldScope scope, int tag, out FastValue value, out FastField? field)
@@ -334,7 +350,7 @@ public sealed class FastMessage : IFieldAccessor
     {
         if (TryFind(scope, tag, out var v, out _) && v.KindValue == FastValueKind.Bytes)
         {
-            value = Arena.AsSpan(v.Offset, v.Aux);
+            value = BytesOf(v.Offset, v.Aux);
             return true;
         }
 
@@ -355,7 +371,7 @@ public sealed class FastMessage : IFieldAccessor
         switch (v.KindValue)
         {
             case FastValueKind.Bytes:
-                value = Arena.AsSpan(v.Offset, v.Aux);
+                value = BytesOf(v.Offset, v.Aux);
                 return true;
             case FastValueKind.Integer:
             case FastValueKind.Sequence:
@@ -399,7 +415,7 @@ public sealed class FastMessage : IFieldAccessor
             case FastValueKind.Decimal:
                 return DecimalToLong(v.Int, v.Aux, out value);
             case FastValueKind.Bytes:
-                var text = Arena.AsSpan(v.Offset, v.Aux);
+                var text = BytesOf(v.Offset, v.Aux);
                 return Utf8Parser.TryParse(text, out value, out int used) && used == text.Length;
             default:
                 return false;
@@ -451,7 +467,7 @@ public sealed class FastMessage : IFieldAccessor
                 value = new FixDecimal(v.Int, 0);
                 return v.Int >= 0;
             case FastValueKind.Bytes:
-                return FixDecimal.TryParse(Arena.AsSpan(v.Offset, v.Aux), out value);
+                return FixDecimal.TryParse(BytesOf(v.Offset, v.Aux), out value);
             default:
                 return false;
         }

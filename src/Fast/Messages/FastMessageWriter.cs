@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using RapidFix.Fast.Codec;
 using RapidFix.Fast.Templates;
 
@@ -35,7 +36,7 @@ public struct FastMessageWriter : IFastDecodeHandler
     {
         _depth = 0;
         _base = 0;
-        return _message.TryBegin(template);
+        return _message.TryBegin(template, clear: false);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -57,7 +58,15 @@ public struct FastMessageWriter : IFastDecodeHandler
 
     public bool OnBytes(FastField field, ReadOnlySpan<byte> value)
     {
-        if (!_message.TryAppendBytes(value, out int offset))
+        int offset;
+        byte[] initial = field.InitialBytes;
+        if (value.Length == initial.Length && field.InitialPoolOffset >= 0
+            && Unsafe.AreSame(ref MemoryMarshal.GetReference(value), ref MemoryMarshal.GetArrayDataReference(initial)))
+        {
+            // The template's own initial value (constant, default): refer to the shared pool instead of copying.
+            offset = ~field.InitialPoolOffset;
+        }
+        else if (!_message.TryAppendBytes(value, out offset))
         {
             return false;
         }
@@ -93,7 +102,7 @@ public struct FastMessageWriter : IFastDecodeHandler
 
     public bool OnSequenceStart(FastField field, int length)
     {
-        if (!_message.TryAddScopes(field.Body!, length, out int first))
+        if (!_message.TryAddScopes(field.Body!, length, out int first, clear: false))
         {
             return false;
         }
@@ -125,7 +134,7 @@ public struct FastMessageWriter : IFastDecodeHandler
 
     public bool OnTemplateRefStart(FastField field, FastTemplate template)
     {
-        if (_depth >= MaxDepth || !_message.TryAddScopes(template.Body, 1, out int scope))
+        if (_depth >= MaxDepth || !_message.TryAddScopes(template.Body, 1, out int scope, clear: false))
         {
             return false;
         }

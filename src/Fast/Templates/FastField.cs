@@ -73,6 +73,9 @@ public sealed class FastField
     /// <summary>Dispatch code: the type and operator folded into one switch value.</summary>
     internal Opcode Code;
 
+    /// <summary>Offset of <see cref="InitialBytes"/> in the registry's constant pool (-1 when the field has none).</summary>
+    internal int InitialPoolOffset = -1;
+
     /// <summary>Integer bounds of the field type (for range checks, D2).</summary>
     internal long MinValue;
     internal ulong MaxUnsigned;
@@ -174,6 +177,9 @@ public sealed class FastTemplate
     public bool Reset { get; internal set; }
 
     public FastGroupBody Body { get; }
+
+    /// <summary>Every string and byte-vector initial value of the registry, back to back (shared by all templates).</summary>
+    internal byte[] ConstantPool { get; set; } = [];
 
     /// <summary>MsgType (35) of messages of this template when the template fixes it (constant tag 35), else empty.</summary>
     public byte[] MsgType { get; internal set; } = [];

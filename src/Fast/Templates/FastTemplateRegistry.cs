@@ -20,9 +20,11 @@ public sealed class FastTemplateRegistry
         DictionarySlotHoldsBytes = dictionarySlotHoldsBytes;
         MaxPmapBytes = Math.Max(1, maxPmapBytes);
         Limits = limits;
+        var pool = BuildConstantPool(templates);
         uint maxId = 0;
         foreach (var t in templates)
         {
+            t.ConstantPool = pool;
             _byName[t.Name] = t;
             if (t.Id is uint id && id <= MaxArrayId)
             {
@@ -61,6 +63,35 @@ public sealed class FastTemplateRegistry
 
     /// <summary>The longest presence map any template needs, in bytes (bounds the presence-map scan).</summary>
     internal int MaxPmapBytes { get; }
+
+    private static byte[] BuildConstantPool(FastTemplate[] templates)
+    {
+        var pool = new List<byte>();
+        var seen = new HashSet<FastField>();
+        void Visit(FastGroupBody body)
+        {
+            foreach (var f in body.Instructions)
+            {
+                if (f.Type.IsBytes() && f.HasInitial && f.InitialBytes.Length > 0 && seen.Add(f))
+                {
+                    f.InitialPoolOffset = pool.Count;
+                    pool.AddRange(f.InitialBytes);
+                }
+
+                if (f.Body is not null)
+                {
+                    Visit(f.Body);
+                }
+            }
+        }
+
+        foreach (var t in templates)
+        {
+            Visit(t.Body);
+        }
+
+        return pool.ToArray();
+    }
 
     /// <summary>Finds a template by id without allocating.</summary>
     public bool TryGet(uint id, [MaybeNullWhen(false)] out FastTemplate template)
