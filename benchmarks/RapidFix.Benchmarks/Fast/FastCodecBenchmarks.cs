@@ -33,7 +33,7 @@ public class FastCodecBenchmarks
         _output = new byte[_data.Length];
 
         // Every message decoded once into its own slot, sized to what the corpus needs, as encoder input.
-        var capacity = new FastMessageCapacity { Values = 512, Scopes = 64, ArenaBytes = 512 };
+        var capacity = new FastMessageCapacity { Values = 128, Scopes = 16, ArenaBytes = 64 };
         _decoded = new FastMessage[FastCorpus.MessageCount];
         var reader = new FastStreamReader(_data, FastFraming.LengthPrefixLittleEndian);
         _decoder.Reset();
