@@ -1,5 +1,6 @@
 using RapidFix.Fast.Messages;
 using RapidFix.Fast.Templates;
+using RapidFix.Pools.Phases;
 
 namespace RapidFix.Fast.Codec;
 
@@ -17,9 +18,14 @@ public sealed class FastDecoder
     internal readonly int MaxPmapScan;
     internal readonly bool Strict;
 
-    public FastDecoder(FastTemplateRegistry templates)
+    private readonly long[] _errorCounts = new long[64];
+
+    /// <param name="templates">The compiled templates.</param>
+    /// <param name="phases">If given, creation is refused outside startup (the decoder's state is allocated here).</param>
+    public FastDecoder(FastTemplateRegistry templates, PhaseController? phases = null)
     {
         ArgumentNullException.ThrowIfNull(templates);
+        phases?.EnsureStartup("create a FAST decoder");
         Templates = templates;
         State = new DictionaryState(templates);
         var limits = templates.Limits;
@@ -31,6 +37,15 @@ public sealed class FastDecoder
     }
 
     public FastTemplateRegistry Templates { get; }
+
+    /// <summary>Messages decoded successfully since creation.</summary>
+    public long MessagesDecoded { get; private set; }
+
+    /// <summary>Messages that failed since creation.</summary>
+    public long Errors { get; private set; }
+
+    /// <summary>How many messages failed with <paramref name="code"/> since creation (exhausted storage included).</summary>
+    public long ErrorCount(FastErrorCode code) => _errorCounts[(int)code & 63];
 
     /// <summary>Resets every dictionary (all previous values become undefined), as at the start of a stream.</summary>
     public void Reset() => State.Reset();
@@ -47,6 +62,17 @@ public sealed class FastDecoder
         where THandler : struct, IFastDecodeHandler
     {
         var run = new DecodeRun<THandler>(this, data, ref handler);
-        return run.Message();
+        var result = run.Message();
+        if (result.Ok)
+        {
+            MessagesDecoded++;
+        }
+        else
+        {
+            Errors++;
+            _errorCounts[(int)result.Error & 63]++;
+        }
+
+        return result;
     }
 }

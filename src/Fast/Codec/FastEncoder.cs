@@ -1,5 +1,6 @@
 using RapidFix.Fast.Messages;
 using RapidFix.Fast.Templates;
+using RapidFix.Pools.Phases;
 
 namespace RapidFix.Fast.Codec;
 
@@ -13,14 +14,20 @@ public sealed class FastEncoder
 {
     internal readonly DictionaryState State;
 
-    public FastEncoder(FastTemplateRegistry templates)
+    /// <param name="templates">The compiled templates.</param>
+    /// <param name="phases">If given, creation is refused outside startup.</param>
+    public FastEncoder(FastTemplateRegistry templates, PhaseController? phases = null)
     {
         ArgumentNullException.ThrowIfNull(templates);
+        phases?.EnsureStartup("create a FAST encoder");
         Templates = templates;
         State = new DictionaryState(templates);
     }
 
     public FastTemplateRegistry Templates { get; }
+
+    /// <summary>Messages that failed to encode since creation.</summary>
+    public long Errors { get; private set; }
 
     /// <summary>Resets every dictionary, as at the start of a stream.</summary>
     public void Reset() => State.Reset();
@@ -30,6 +37,12 @@ public sealed class FastEncoder
     {
         ArgumentNullException.ThrowIfNull(message);
         var run = new EncodeRun(this, message, destination);
-        return run.Message();
+        var result = run.Message();
+        if (!result.Ok)
+        {
+            Errors++;
+        }
+
+        return result;
     }
 }

@@ -3,6 +3,7 @@ using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
 using RapidFix.Engine.Fields;
 using RapidFix.Fast.Templates;
+using RapidFix.Pools.Phases;
 
 namespace RapidFix.Fast.Messages;
 
@@ -82,9 +83,12 @@ public sealed class FastMessage : IFieldAccessor
     {
     }
 
-    public FastMessage(FastMessageCapacity capacity)
+    /// <param name="capacity">Sizes of the pre-allocated storage.</param>
+    /// <param name="phases">If given, creation is refused outside startup.</param>
+    public FastMessage(FastMessageCapacity capacity, PhaseController? phases = null)
     {
         ArgumentNullException.ThrowIfNull(capacity);
+        phases?.EnsureStartup("create a FAST message slot");
         Values = new FastValue[Math.Max(1, capacity.Values)];
         Scopes = new ScopeInfo[Math.Max(1, capacity.Scopes)];
         Arena = new byte[Math.Max(1, capacity.ArenaBytes)];

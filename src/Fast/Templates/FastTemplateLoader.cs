@@ -3,6 +3,7 @@ using System.Text;
 using System.Xml;
 using System.Xml.Linq;
 using RapidFix.Engine.Fields;
+using RapidFix.Pools.Phases;
 
 namespace RapidFix.Fast.Templates;
 
@@ -95,8 +96,11 @@ public sealed class FastTemplateLoader
     }
 
     /// <summary>Compiles everything added. Throws <see cref="FastTemplateException"/> when there are static errors.</summary>
-    public FastTemplateRegistry Build(FastCodecLimits? limits = null)
+    /// <param name="limits">Bounds for the codecs built on the registry.</param>
+    /// <param name="phases">If given, compiling is refused outside startup.</param>
+    public FastTemplateRegistry Build(FastCodecLimits? limits = null, PhaseController? phases = null)
     {
+        phases?.EnsureStartup("compile FAST templates");
         var compiler = new Compiler(_errors);
         var registry = compiler.Compile(_templates, limits ?? FastCodecLimits.Default);
         if (_errors.Count > 0)
