@@ -126,16 +126,24 @@ internal ref struct DecodeRun<THandler>
         return true;
     }
 
-    private bool Instructions(FastField[] instructions, ref PresenceMap pm, int depth)
+    /// <summary>
+    /// Decodes a body's instructions. The presence map is copied into a local the loop owns (operators receive the
+    /// bit they need, never the map), so the JIT can keep it in registers.
+    /// </summary>
+    private bool Instructions(FastField[] instructions, ref PresenceMap pmRef, int depth)
     {
-        foreach (var f in instructions)
+        var pm = pmRef;
+        var data = _data;
+        for (int i = 0; i < instructions.Length; i++)
         {
+            var f = instructions[i];
+            bool bit = f.UsesPmapBit && pm.Next(data);
             bool ok;
             switch (f.Code)
             {
                 case Opcode.Int:
                     {
-                        int r = IntOperator(f, ref pm, out long value);
+                        int r = IntOperator(f, bit, out long value);
                         if (r == Present)
                         {
                             _handler.OnInteger(f, value);
@@ -151,7 +159,7 @@ internal ref struct DecodeRun<THandler>
 
                 case Opcode.Decimal:
                     {
-                        int r = DecimalOperator(f, ref pm, out long mantissa, out int exponent);
+                        int r = DecimalOperator(f, bit, out long mantissa, out int exponent);
                         if (r == Present)
                         {
                             _handler.OnDecimal(f, mantissa, exponent);
@@ -166,17 +174,48 @@ internal ref struct DecodeRun<THandler>
                     }
 
                 case Opcode.SplitDecimal:
-                    ok = SplitDecimal(f, ref pm);
-                    break;
+                    {
+                        // The mantissa's bit is only there when the exponent is present, so the bits are read here, in order.
+                        int at = _pos;
+                        var exponentField = f.Exponent!;
+                        int r = IntOperator(exponentField, exponentField.UsesPmapBit && pm.Next(data), out long exponent);
+                        if (r == Present)
+                        {
+                            if (exponent < -63 || exponent > 63)
+                            {
+                                return Fail(FastErrorCode.R1, at);
+                            }
+
+                            var mantissaField = f.Mantissa!;
+                            r = IntOperator(mantissaField, mantissaField.UsesPmapBit && pm.Next(data), out long mantissa);
+                            if (r == Present)
+                            {
+                                _handler.OnDecimal(f, mantissa, (int)exponent);
+                            }
+                            else if (r == Absent)
+                            {
+                                return Fail(FastErrorCode.D6, at);
+                            }
+                        }
+                        else if (r == Absent)
+                        {
+                            // An absent exponent makes the decimal absent: the mantissa takes no bit and no byte.
+                            _handler.OnAbsent(f);
+                        }
+
+                        ok = r != Failed;
+                        break;
+                    }
+
                 case Opcode.Ascii:
                 case Opcode.Bytes:
-                    ok = BytesOperator(f, ref pm);
+                    ok = BytesOperator(f, bit);
                     break;
                 case Opcode.Sequence:
-                    ok = Sequence(f, ref pm, depth);
+                    ok = Sequence(f, f.Length!.UsesPmapBit && pm.Next(data), depth);
                     break;
                 case Opcode.Group:
-                    ok = Group(f, ref pm, depth);
+                    ok = Group(f, bit, depth);
                     break;
                 default:
                     ok = depth < _decoder.MaxDepth ? Segment(f, depth + 1) : Fail(FastErrorCode.LimitExceeded, _pos);
@@ -189,16 +228,17 @@ internal ref struct DecodeRun<THandler>
             }
         }
 
+        pmRef = pm;
         return true;
     }
 
     // ---- structure ---------------------------------------------------------------------------------------------
 
     [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
-    private bool Sequence(FastField f, ref PresenceMap pm, int depth)
+    private bool Sequence(FastField f, bool lengthBit, int depth)
     {
         int at = _pos;
-        int r = IntOperator(f.Length!, ref pm, out long length);
+        int r = IntOperator(f.Length!, lengthBit, out long length);
         if (r == Failed)
         {
             return false;
@@ -263,9 +303,9 @@ internal ref struct DecodeRun<THandler>
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
-    private bool Group(FastField f, ref PresenceMap pm, int depth)
+    private bool Group(FastField f, bool bit, int depth)
     {
-        if (f.IsOptional && !pm.Next(_data))
+        if (f.IsOptional && !bit)
         {
             _handler.OnAbsent(f);
             return true;
@@ -304,7 +344,7 @@ internal ref struct DecodeRun<THandler>
 
     /// <summary>Applies the field's operator to an integer field: Present with the value, Absent, or Failed.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int IntOperator(FastField f, ref PresenceMap pm, out long value)
+    private int IntOperator(FastField f, bool bit, out long value)
     {
         value = 0;
         switch (f.Operator)
@@ -313,7 +353,7 @@ internal ref struct DecodeRun<THandler>
                 return ReadInt(f, f.Nullable, out value);
 
             case FastOperator.Constant:
-                if (!f.IsOptional || pm.Next(_data))
+                if (!f.IsOptional || bit)
                 {
                     value = f.InitialInt;
                     return Present;
@@ -322,7 +362,7 @@ internal ref struct DecodeRun<THandler>
                 return Absent;
 
             case FastOperator.Default:
-                if (pm.Next(_data))
+                if (bit)
                 {
                     return ReadInt(f, f.Nullable, out value);
                 }
@@ -339,7 +379,7 @@ internal ref struct DecodeRun<THandler>
             case FastOperator.Increment:
                 {
                     ref var prev = ref _dict[f.DictSlot];
-                    if (pm.Next(_data))
+                    if (bit)
                     {
                         int r = ReadInt(f, f.Nullable, out value);
                         if (r == Present)
@@ -577,7 +617,7 @@ internal ref struct DecodeRun<THandler>
     // ---- decimals ----------------------------------------------------------------------------------------------
 
     [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
-    private int DecimalOperator(FastField f, ref PresenceMap pm, out long mantissa, out int exponent)
+    private int DecimalOperator(FastField f, bool bit, out long mantissa, out int exponent)
     {
         mantissa = 0;
         exponent = 0;
@@ -587,7 +627,7 @@ internal ref struct DecodeRun<THandler>
                 return ReadDecimal(f.Nullable, out mantissa, out exponent);
 
             case FastOperator.Constant:
-                if (!f.IsOptional || pm.Next(_data))
+                if (!f.IsOptional || bit)
                 {
                     mantissa = f.InitialInt;
                     exponent = f.InitialExponent;
@@ -597,7 +637,7 @@ internal ref struct DecodeRun<THandler>
                 return Absent;
 
             case FastOperator.Default:
-                if (pm.Next(_data))
+                if (bit)
                 {
                     return ReadDecimal(f.Nullable, out mantissa, out exponent);
                 }
@@ -614,7 +654,7 @@ internal ref struct DecodeRun<THandler>
             case FastOperator.Copy:
                 {
                     ref var prev = ref _dict[f.DictSlot];
-                    if (pm.Next(_data))
+                    if (bit)
                     {
                         int r = ReadDecimal(f.Nullable, out mantissa, out exponent);
                         if (r == Present)
@@ -745,42 +785,10 @@ internal ref struct DecodeRun<THandler>
         return ReadSignedValue(false, out mantissa) == Present ? Present : Failed;
     }
 
-    [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
-    private bool SplitDecimal(FastField f, ref PresenceMap pm)
-    {
-        int at = _pos;
-        int r = IntOperator(f.Exponent!, ref pm, out long exponent);
-        if (r == Failed)
-        {
-            return false;
-        }
-
-        if (r == Absent)
-        {
-            // An absent exponent makes the decimal absent: the mantissa takes no bit and no byte.
-            _handler.OnAbsent(f);
-            return true;
-        }
-
-        if (exponent < -63 || exponent > 63)
-        {
-            return Fail(FastErrorCode.R1, at);
-        }
-
-        r = IntOperator(f.Mantissa!, ref pm, out long mantissa);
-        if (r != Present)
-        {
-            return r == Failed ? false : Fail(FastErrorCode.D6, at);
-        }
-
-        _handler.OnDecimal(f, mantissa, (int)exponent);
-        return true;
-    }
-
     // ---- strings and byte vectors ----------------------------------------------------------------------------
 
     [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
-    private bool BytesOperator(FastField f, ref PresenceMap pm)
+    private bool BytesOperator(FastField f, bool bit)
     {
         ReadOnlySpan<byte> value;
         int r;
@@ -791,7 +799,7 @@ internal ref struct DecodeRun<THandler>
                 break;
 
             case FastOperator.Constant:
-                if (!f.IsOptional || pm.Next(_data))
+                if (!f.IsOptional || bit)
                 {
                     value = f.InitialBytes;
                     r = Present;
@@ -805,7 +813,7 @@ internal ref struct DecodeRun<THandler>
                 break;
 
             case FastOperator.Default:
-                if (pm.Next(_data))
+                if (bit)
                 {
                     r = ReadBytes(f, f.Nullable, out value);
                 }
@@ -823,7 +831,7 @@ internal ref struct DecodeRun<THandler>
                 break;
 
             case FastOperator.Copy:
-                r = CopyBytes(f, ref pm, out value);
+                r = CopyBytes(f, bit, out value);
                 break;
 
             case FastOperator.Delta:
@@ -831,7 +839,7 @@ internal ref struct DecodeRun<THandler>
                 break;
 
             case FastOperator.Tail:
-                r = TailBytes(f, ref pm, out value);
+                r = TailBytes(f, bit, out value);
                 break;
 
             default:
@@ -852,11 +860,11 @@ internal ref struct DecodeRun<THandler>
         return false;
     }
 
-    private int CopyBytes(FastField f, scoped ref PresenceMap pm, out ReadOnlySpan<byte> value)
+    private int CopyBytes(FastField f, bool bit, out ReadOnlySpan<byte> value)
     {
         ref var prev = ref _dict[f.DictSlot];
         byte[] buffer = _decoder.State.Bytes[f.DictSlot]!;
-        if (pm.Next(_data))
+        if (bit)
         {
             int r = ReadBytes(f, f.Nullable, out value);
             if (r == Present)
@@ -978,11 +986,11 @@ internal ref struct DecodeRun<THandler>
         return Present;
     }
 
-    private int TailBytes(FastField f, scoped ref PresenceMap pm, out ReadOnlySpan<byte> value)
+    private int TailBytes(FastField f, bool bit, out ReadOnlySpan<byte> value)
     {
         ref var prev = ref _dict[f.DictSlot];
         byte[] buffer = _decoder.State.Bytes[f.DictSlot]!;
-        if (!pm.Next(_data))
+        if (!bit)
         {
             return BytesNotInStream(f, ref prev, buffer, out value);
         }
