@@ -344,18 +344,26 @@ internal ref struct DecodeRun<THandler>
 
     /// <summary>Applies the field's operator to an integer field: Present with the value, Absent, or Failed.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int IntOperator(FastField f, bool bit, out long value)
+    private int IntOperator(FastField f, bool bit, out long value) =>
+        IntOperator(f.Operator, f.Type, f.IsOptional, f.Nullable, f.DictSlot, f.HasInitial, f.InitialInt, bit, out value);
+
+    /// <summary>
+    /// The integer operators, on the instruction's properties passed as values: the interpreter passes them from
+    /// the <see cref="FastField"/>, compiled template code passes constants the JIT folds.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int IntOperator(FastOperator op, FastFieldType type, bool optional, bool nullable, int dictSlot, bool hasInitial, long initial, bool bit, out long value)
     {
         value = 0;
-        switch (f.Operator)
+        switch (op)
         {
             case FastOperator.None:
-                return ReadInt(f, f.Nullable, out value);
+                return ReadInt(type, nullable, out value);
 
             case FastOperator.Constant:
-                if (!f.IsOptional || bit)
+                if (!optional || bit)
                 {
-                    value = f.InitialInt;
+                    value = initial;
                     return Present;
                 }
 
@@ -364,12 +372,12 @@ internal ref struct DecodeRun<THandler>
             case FastOperator.Default:
                 if (bit)
                 {
-                    return ReadInt(f, f.Nullable, out value);
+                    return ReadInt(type, nullable, out value);
                 }
 
-                if (f.HasInitial)
+                if (hasInitial)
                 {
-                    value = f.InitialInt;
+                    value = initial;
                     return Present;
                 }
 
@@ -378,13 +386,13 @@ internal ref struct DecodeRun<THandler>
             case FastOperator.Copy:
             case FastOperator.Increment:
                 {
-                    ref var prev = ref _dict[f.DictSlot];
+                    ref var prev = ref _dict[dictSlot];
                     if (bit)
                     {
-                        int r = ReadInt(f, f.Nullable, out value);
+                        int r = ReadInt(type, nullable, out value);
                         if (r == Present)
                         {
-                            Assign(ref prev, f, value);
+                            Assign(ref prev, type, value);
                         }
                         else if (r == Absent)
                         {
@@ -394,24 +402,41 @@ internal ref struct DecodeRun<THandler>
                         return r;
                     }
 
-                    return NotInStream(f, ref prev, out value);
+                    if (prev.State == PreviousState.Assigned && prev.Type == type)
+                    {
+                        value = prev.Int;
+                        if (op == FastOperator.Copy)
+                        {
+                            return Present;
+                        }
+
+                        if (!AddDelta(type, value, 1, out value))
+                        {
+                            return FailInt(FastErrorCode.D2, _pos);
+                        }
+
+                        prev.Int = value;
+                        return Present;
+                    }
+
+                    return NotInStream(type, optional, hasInitial, initial, ref prev, out value);
                 }
 
             case FastOperator.Delta:
                 {
                     int at = _pos;
-                    int r = ReadSignedValue(f.Nullable, out long delta);
+                    int r = ReadSignedValue(nullable, out long delta);
                     if (r != Present)
                     {
                         return r;
                     }
 
-                    ref var prev = ref _dict[f.DictSlot];
+                    ref var prev = ref _dict[dictSlot];
                     long baseValue;
                     switch (prev.State)
                     {
                         case PreviousState.Assigned:
-                            if (prev.Type != f.Type)
+                            if (prev.Type != type)
                             {
                                 return FailInt(FastErrorCode.D4, at);
                             }
@@ -419,18 +444,18 @@ internal ref struct DecodeRun<THandler>
                             baseValue = prev.Int;
                             break;
                         case PreviousState.Undefined:
-                            baseValue = f.HasInitial ? f.InitialInt : 0;
+                            baseValue = hasInitial ? initial : 0;
                             break;
                         default:
                             return FailInt(FastErrorCode.D6, at);
                     }
 
-                    if (!AddDelta(f, baseValue, delta, out value))
+                    if (!AddDelta(type, baseValue, delta, out value))
                     {
                         return FailInt(FastErrorCode.D2, at);
                     }
 
-                    Assign(ref prev, f, value);
+                    Assign(ref prev, type, value);
                     return Present;
                 }
 
@@ -439,41 +464,24 @@ internal ref struct DecodeRun<THandler>
         }
     }
 
-    /// <summary>Copy or increment with the bit clear: the previous value (plus one for increment), the initial value, or absence.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int NotInStream(FastField f, ref PreviousValue prev, out long value)
+    /// <summary>Copy or increment with the bit clear and no usable previous value: the initial value, absence, or D4/D5/D6.</summary>
+    private int NotInStream(FastFieldType type, bool optional, bool hasInitial, long initial, ref PreviousValue prev, out long value)
     {
         value = 0;
         switch (prev.State)
         {
             case PreviousState.Assigned:
-                if (prev.Type != f.Type)
-                {
-                    return FailInt(FastErrorCode.D4, _pos);
-                }
-
-                value = prev.Int;
-                if (f.Operator == FastOperator.Increment)
-                {
-                    if (!AddDelta(f, value, 1, out value))
-                    {
-                        return FailInt(FastErrorCode.D2, _pos);
-                    }
-
-                    prev.Int = value;
-                }
-
-                return Present;
+                return FailInt(FastErrorCode.D4, _pos); // assigned by a field of another type
 
             case PreviousState.Undefined:
-                if (f.HasInitial)
+                if (hasInitial)
                 {
-                    value = f.InitialInt;
-                    Assign(ref prev, f, value);
+                    value = initial;
+                    Assign(ref prev, type, value);
                     return Present;
                 }
 
-                if (f.IsOptional)
+                if (optional)
                 {
                     prev.State = PreviousState.Empty;
                     return Absent;
@@ -482,22 +490,23 @@ internal ref struct DecodeRun<THandler>
                 return FailInt(FastErrorCode.D5, _pos);
 
             default:
-                return f.IsOptional ? Absent : FailInt(FastErrorCode.D6, _pos);
+                return optional ? Absent : FailInt(FastErrorCode.D6, _pos);
         }
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Assign(ref PreviousValue prev, FastField f, long value)
+    private static void Assign(ref PreviousValue prev, FastFieldType type, long value)
     {
         prev.Int = value;
         prev.State = PreviousState.Assigned;
-        prev.Type = f.Type;
+        prev.Type = type;
     }
 
     /// <summary>base + delta within the field type's range.</summary>
-    private static bool AddDelta(FastField f, long baseValue, long delta, out long value)
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool AddDelta(FastFieldType type, long baseValue, long delta, out long value)
     {
-        if (f.Type == FastFieldType.UInt64)
+        if (type == FastFieldType.UInt64)
         {
             ulong b = (ulong)baseValue;
             ulong r = b + (ulong)delta;
@@ -512,7 +521,7 @@ internal ref struct DecodeRun<THandler>
             return false; // int64 overflow
         }
 
-        return f.Type switch
+        return type switch
         {
             FastFieldType.UInt32 => sum >= 0 && sum <= uint.MaxValue,
             FastFieldType.Int32 => sum >= int.MinValue && sum <= int.MaxValue,
@@ -520,12 +529,12 @@ internal ref struct DecodeRun<THandler>
         };
     }
 
-    /// <summary>Reads an integer of the field's type from the stream, applying the nullable (+1) rule and the type's range.</summary>
+    /// <summary>Reads an integer of the type from the stream, applying the nullable (+1) rule and the type's range.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private int ReadInt(FastField f, bool nullable, out long value)
+    private int ReadInt(FastFieldType type, bool nullable, out long value)
     {
         int at = _pos;
-        if (f.Type is FastFieldType.UInt32 or FastFieldType.UInt64)
+        if (type is FastFieldType.UInt32 or FastFieldType.UInt64)
         {
             value = 0;
             if (!ReadUnsigned(out ulong u, out bool carry))
@@ -538,13 +547,12 @@ internal ref struct DecodeRun<THandler>
                 if (carry)
                 {
                     // 2^64 on the wire: the nullable encoding of uInt64's largest value.
-                    u = ulong.MaxValue;
-                    if (f.Type != FastFieldType.UInt64)
+                    if (type != FastFieldType.UInt64)
                     {
                         return FailInt(FastErrorCode.D2, at);
                     }
 
-                    value = (long)u;
+                    value = -1;
                     return Present;
                 }
 
@@ -560,7 +568,7 @@ internal ref struct DecodeRun<THandler>
                 return FailInt(FastErrorCode.D2, at);
             }
 
-            if (u > f.MaxUnsigned)
+            if (type == FastFieldType.UInt32 && u > uint.MaxValue)
             {
                 return FailInt(FastErrorCode.D2, at);
             }
@@ -570,7 +578,7 @@ internal ref struct DecodeRun<THandler>
         }
 
         int r = ReadSignedValue(nullable, out value);
-        if (r == Present && (value < f.MinValue || value > f.MaxSigned))
+        if (r == Present && type == FastFieldType.Int32 && (value < int.MinValue || value > int.MaxValue))
         {
             return FailInt(FastErrorCode.D2, at);
         }
