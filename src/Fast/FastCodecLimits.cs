@@ -23,4 +23,10 @@ public sealed record FastCodecLimits
     /// reproduce the bytes.
     /// </summary>
     public bool RejectReportableErrors { get; init; } = true;
+
+    /// <summary>
+    /// Compile each template body into straight-line code at startup for decoding into <see cref="Messages.FastMessage"/>
+    /// (where the runtime can generate code). Off: the interpreter decodes everything.
+    /// </summary>
+    public bool CompileTemplates { get; init; } = true;
 }

@@ -7,7 +7,7 @@ namespace RapidFix.Fast.Codec;
 /// One message being decoded: the input, the read position, the handler and the first error. Every read returns
 /// false on error after recording the code and offset, so errors travel as values, never as exceptions.
 /// </summary>
-internal ref struct DecodeRun<THandler>
+internal ref partial struct DecodeRun<THandler>
     where THandler : struct, IFastDecodeHandler
 {
     private const int Present = 0;
@@ -109,7 +109,7 @@ internal ref struct DecodeRun<THandler>
             return Fail(FastErrorCode.CapacityExceeded, start);
         }
 
-        if (!Instructions(template.Body.Instructions, ref pm, depth) || !CheckPmapFullyRead(in pm, start))
+        if (!Body(template.Body, ref pm, depth) || !CheckPmapFullyRead(in pm, start))
         {
             return false;
         }
@@ -126,111 +126,119 @@ internal ref struct DecodeRun<THandler>
         return true;
     }
 
-    /// <summary>
-    /// Decodes a body's instructions. The presence map is copied into a local the loop owns (operators receive the
-    /// bit they need, never the map), so the JIT can keep it in registers.
-    /// </summary>
-    private bool Instructions(FastField[] instructions, ref PresenceMap pmRef, int depth)
+    /// <summary>Decodes a body's instructions one by one (the interpreter; compiled bodies do the same without the dispatch).</summary>
+    private bool Instructions(FastField[] instructions, ref PresenceMap pm, int depth)
     {
-        var pm = pmRef;
-        var data = _data;
         for (int i = 0; i < instructions.Length; i++)
         {
-            var f = instructions[i];
-            bool bit = f.UsesPmapBit && pm.Next(data);
-            bool ok;
-            switch (f.Code)
-            {
-                case Opcode.Int:
-                    {
-                        int r = IntOperator(f, bit, out long value);
-                        if (r == Present)
-                        {
-                            _handler.OnInteger(f, value);
-                        }
-                        else if (r == Absent)
-                        {
-                            _handler.OnAbsent(f);
-                        }
-
-                        ok = r != Failed;
-                        break;
-                    }
-
-                case Opcode.Decimal:
-                    {
-                        int r = DecimalOperator(f, bit, out long mantissa, out int exponent);
-                        if (r == Present)
-                        {
-                            _handler.OnDecimal(f, mantissa, exponent);
-                        }
-                        else if (r == Absent)
-                        {
-                            _handler.OnAbsent(f);
-                        }
-
-                        ok = r != Failed;
-                        break;
-                    }
-
-                case Opcode.SplitDecimal:
-                    {
-                        // The mantissa's bit is only there when the exponent is present, so the bits are read here, in order.
-                        int at = _pos;
-                        var exponentField = f.Exponent!;
-                        int r = IntOperator(exponentField, exponentField.UsesPmapBit && pm.Next(data), out long exponent);
-                        if (r == Present)
-                        {
-                            if (exponent < -63 || exponent > 63)
-                            {
-                                return Fail(FastErrorCode.R1, at);
-                            }
-
-                            var mantissaField = f.Mantissa!;
-                            r = IntOperator(mantissaField, mantissaField.UsesPmapBit && pm.Next(data), out long mantissa);
-                            if (r == Present)
-                            {
-                                _handler.OnDecimal(f, mantissa, (int)exponent);
-                            }
-                            else if (r == Absent)
-                            {
-                                return Fail(FastErrorCode.D6, at);
-                            }
-                        }
-                        else if (r == Absent)
-                        {
-                            // An absent exponent makes the decimal absent: the mantissa takes no bit and no byte.
-                            _handler.OnAbsent(f);
-                        }
-
-                        ok = r != Failed;
-                        break;
-                    }
-
-                case Opcode.Ascii:
-                case Opcode.Bytes:
-                    ok = BytesOperator(f, bit);
-                    break;
-                case Opcode.Sequence:
-                    ok = Sequence(f, f.Length!.UsesPmapBit && pm.Next(data), depth);
-                    break;
-                case Opcode.Group:
-                    ok = Group(f, bit, depth);
-                    break;
-                default:
-                    ok = depth < _decoder.MaxDepth ? Segment(f, depth + 1) : Fail(FastErrorCode.LimitExceeded, _pos);
-                    break;
-            }
-
-            if (!ok)
+            if (!One(instructions[i], ref pm, depth))
             {
                 return false;
             }
         }
 
-        pmRef = pm;
         return true;
     }
+
+    /// <summary>Decodes one instruction.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool One(FastField f, ref PresenceMap pm, int depth)
+    {
+        var data = _data;
+        bool bit = f.UsesPmapBit && pm.Next(data);
+        bool ok;
+        switch (f.Code)
+        {
+            case Opcode.Int:
+                {
+                    int r = IntOperator(f, bit, out long value);
+                    if (r == Present)
+                    {
+                        _handler.OnInteger(f, value);
+                    }
+                    else if (r == Absent)
+                    {
+                        _handler.OnAbsent(f);
+                    }
+
+                    ok = r != Failed;
+                    break;
+                }
+
+            case Opcode.Decimal:
+                {
+                    int r = DecimalOperator(f, bit, out long mantissa, out int exponent);
+                    if (r == Present)
+                    {
+                        _handler.OnDecimal(f, mantissa, exponent);
+                    }
+                    else if (r == Absent)
+                    {
+                        _handler.OnAbsent(f);
+                    }
+
+                    ok = r != Failed;
+                    break;
+                }
+
+            case Opcode.SplitDecimal:
+                {
+                    // The mantissa's bit is only there when the exponent is present, so the bits are read here, in order.
+                    int at = _pos;
+                    var exponentField = f.Exponent!;
+                    int r = IntOperator(exponentField, exponentField.UsesPmapBit && pm.Next(data), out long exponent);
+                    if (r == Present)
+                    {
+                        if (exponent < -63 || exponent > 63)
+                        {
+                            return Fail(FastErrorCode.R1, at);
+                        }
+
+                        var mantissaField = f.Mantissa!;
+                        r = IntOperator(mantissaField, mantissaField.UsesPmapBit && pm.Next(data), out long mantissa);
+                        if (r == Present)
+                        {
+                            _handler.OnDecimal(f, mantissa, (int)exponent);
+                        }
+                        else if (r == Absent)
+                        {
+                            return Fail(FastErrorCode.D6, at);
+                        }
+                    }
+                    else if (r == Absent)
+                    {
+                        // An absent exponent makes the decimal absent: the mantissa takes no bit and no byte.
+                        _handler.OnAbsent(f);
+                    }
+
+                    ok = r != Failed;
+                    break;
+                }
+
+            case Opcode.Ascii:
+            case Opcode.Bytes:
+                ok = BytesOperator(f, bit);
+                break;
+            case Opcode.Sequence:
+                ok = Sequence(f, f.Length!.UsesPmapBit && pm.Next(data), depth);
+                break;
+            case Opcode.Group:
+                ok = Group(f, bit, depth);
+                break;
+            default:
+                ok = depth < _decoder.MaxDepth ? Segment(f, depth + 1) : Fail(FastErrorCode.LimitExceeded, _pos);
+                break;
+        }
+
+        return ok;
+    }
+
+    /// <summary>Decodes a body with its compiled code when it has some for this handler, else with the interpreter.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool Body(FastGroupBody body, ref PresenceMap pm, int depth) =>
+        body.Compiled is CompiledBody<THandler> compiled
+            ? compiled(ref this, ref pm, depth)
+            : Instructions(body.Instructions, ref pm, depth);
 
     // ---- structure ---------------------------------------------------------------------------------------------
 
@@ -273,7 +281,6 @@ internal ref struct DecodeRun<THandler>
             return Fail(FastErrorCode.CapacityExceeded, at);
         }
 
-        var instructions = body.Instructions;
         for (int i = 0; i < count; i++)
         {
             _handler.OnSequenceEntryStart(f, i);
@@ -281,7 +288,7 @@ internal ref struct DecodeRun<THandler>
             {
                 int pmStart = _pos;
                 if (!ReadPmap(out var entryPm, out int pmapLength) || !CheckPmapLength(body, pmapLength, pmStart)
-                    || !Instructions(instructions, ref entryPm, depth + 1) || !CheckPmapFullyRead(in entryPm, pmStart))
+                    || !Body(body, ref entryPm, depth + 1) || !CheckPmapFullyRead(in entryPm, pmStart))
                 {
                     return false;
                 }
@@ -289,7 +296,7 @@ internal ref struct DecodeRun<THandler>
             else
             {
                 var none = default(PresenceMap);
-                if (!Instructions(instructions, ref none, depth + 1))
+                if (!Body(body, ref none, depth + 1))
                 {
                     return false;
                 }
@@ -322,7 +329,7 @@ internal ref struct DecodeRun<THandler>
         {
             int pmStart = _pos;
             if (!ReadPmap(out var groupPm, out int pmapLength) || !CheckPmapLength(body, pmapLength, pmStart)
-                || !Instructions(body.Instructions, ref groupPm, depth + 1) || !CheckPmapFullyRead(in groupPm, pmStart))
+                || !Body(body, ref groupPm, depth + 1) || !CheckPmapFullyRead(in groupPm, pmStart))
             {
                 return false;
             }
@@ -330,7 +337,7 @@ internal ref struct DecodeRun<THandler>
         else
         {
             var none = default(PresenceMap);
-            if (!Instructions(body.Instructions, ref none, depth + 1))
+            if (!Body(body, ref none, depth + 1))
             {
                 return false;
             }

@@ -152,6 +152,38 @@ public struct FastMessageWriter : IFastDecodeHandler
     {
     }
 
+    // Slot-level writes for compiled template code.
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void SetInteger(int slot, FastValueKind kind, long value)
+    {
+        ref var v = ref _values[_base + slot];
+        v.KindValue = kind;
+        v.Int = value;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void SetDecimal(int slot, long mantissa, int exponent)
+    {
+        ref var v = ref _values[_base + slot];
+        v.KindValue = FastValueKind.Decimal;
+        v.Int = mantissa;
+        v.Aux = exponent;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void SetAbsent(int slot) => _values[_base + slot].KindValue = FastValueKind.Absent;
+
+    /// <summary>A template initial value, referenced in the constant pool (an empty one needs no bytes at all).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal void SetPooledBytes(int slot, int poolOffset, int length)
+    {
+        ref var v = ref _values[_base + slot];
+        v.KindValue = FastValueKind.Bytes;
+        v.Offset = length == 0 ? 0 : ~poolOffset;
+        v.Aux = length;
+    }
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private void Push(int newBase)
     {

@@ -73,6 +73,9 @@ public sealed class FastField
     /// <summary>Dispatch code: the type and operator folded into one switch value.</summary>
     internal Opcode Code;
 
+    /// <summary>Position of the instruction in <see cref="FastTemplateRegistry.Fields"/> (compiled code refers to it).</summary>
+    internal int Index = -1;
+
     /// <summary>Offset of <see cref="InitialBytes"/> in the registry's constant pool (-1 when the field has none).</summary>
     internal int InitialPoolOffset = -1;
 
@@ -123,6 +126,9 @@ public sealed class FastGroupBody
 
     /// <summary>The body has a presence map on the wire.</summary>
     public bool HasPmap { get; internal set; }
+
+    /// <summary>Compiled decoding code (a <c>CompiledBody&lt;FastMessageWriter&gt;</c>), or null to interpret.</summary>
+    internal Delegate? Compiled;
 
     /// <summary>The template whose body this is (null for sequence and group bodies).</summary>
     public FastTemplate? Template { get; internal set; }

@@ -21,6 +21,7 @@ public sealed class FastTemplateRegistry
         MaxPmapBytes = Math.Max(1, maxPmapBytes);
         Limits = limits;
         var pool = BuildConstantPool(templates);
+        Fields = IndexFields(templates);
         uint maxId = 0;
         foreach (var t in templates)
         {
@@ -30,6 +31,11 @@ public sealed class FastTemplateRegistry
             {
                 maxId = Math.Max(maxId, id);
             }
+        }
+
+        if (limits.CompileTemplates && Codec.BodyCompiler.IsSupported)
+        {
+            Codec.BodyCompiler.Compile(templates);
         }
 
         _byIdArray = new FastTemplate?[maxId + 1];
@@ -63,6 +69,37 @@ public sealed class FastTemplateRegistry
 
     /// <summary>The longest presence map any template needs, in bytes (bounds the presence-map scan).</summary>
     internal int MaxPmapBytes { get; }
+
+    /// <summary>Every instruction of every body, indexed by <see cref="FastField.Index"/>.</summary>
+    internal FastField[] Fields { get; }
+
+    private static FastField[] IndexFields(FastTemplate[] templates)
+    {
+        var list = new List<FastField>();
+        void Visit(FastGroupBody body)
+        {
+            foreach (var f in body.Instructions)
+            {
+                if (f.Index < 0)
+                {
+                    f.Index = list.Count;
+                    list.Add(f);
+                }
+
+                if (f.Body is not null)
+                {
+                    Visit(f.Body);
+                }
+            }
+        }
+
+        foreach (var t in templates)
+        {
+            Visit(t.Body);
+        }
+
+        return list.ToArray();
+    }
 
     private static byte[] BuildConstantPool(FastTemplate[] templates)
     {
