@@ -25,6 +25,8 @@ internal static class BodyCompiler
     private static readonly MethodInfo IntMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledInt), Instance)!;
     private static readonly MethodInfo SplitDecimalMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledSplitDecimal), Instance)!;
     private static readonly MethodInfo BytesInitialMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledBytesInitial), Instance)!;
+    private static readonly MethodInfo BytesCopyMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledBytesCopy), Instance)!;
+    private static readonly MethodInfo BytesNoneMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledBytesNone), Instance)!;
     private static readonly MethodInfo GenericMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledGeneric), Instance)!;
 
     public static bool IsSupported => RuntimeFeature.IsDynamicCodeSupported && RuntimeFeature.IsDynamicCodeCompiled;
@@ -109,6 +111,21 @@ internal static class BodyCompiler
                     Int(il, f.InitialPoolOffset);
                     Int(il, f.InitialBytes.Length);
                     il.Emit(OpCodes.Call, BytesInitialMethod);
+                    break;
+
+                case Opcode.Ascii or Opcode.Bytes when f.Operator == FastOperator.Copy:
+                    Int(il, f.Slot);
+                    Int(il, f.Index);
+                    Int(il, (int)f.Type);
+                    Int(il, f.DictSlot);
+                    il.Emit(OpCodes.Call, BytesCopyMethod);
+                    break;
+
+                case Opcode.Ascii when f.Operator == FastOperator.None:
+                    il.Emit(OpCodes.Pop); // no presence map needed
+                    Int(il, f.Slot);
+                    Int(il, f.Index);
+                    il.Emit(OpCodes.Call, BytesNoneMethod);
                     break;
 
                 default:

@@ -107,7 +107,64 @@ internal ref partial struct DecodeRun<THandler>
             return true;
         }
 
-        return BytesOperator(_decoder.Templates.Fields[fieldIndex], true);
+        return AsciiIntoMessage(slot, fieldIndex, true);
+    }
+
+    /// <summary>A string without operator.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool CompiledBytesNone(int slot, int fieldIndex) => AsciiIntoMessage(slot, fieldIndex, false);
+
+    /// <summary>
+    /// A string value on the wire: an ordinary ASCII string (first byte not zero) is copied once, straight into
+    /// the message; NULL, empty, "\0", overlong forms, byte vectors and errors take the interpreter's path.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool AsciiIntoMessage(int slot, int fieldIndex, bool bit)
+    {
+        var field = _decoder.Templates.Fields[fieldIndex];
+        var data = _data;
+        int start = _pos;
+        if (field.Code == Opcode.Ascii && (uint)start < (uint)data.Length && (data[start] & 0x7F) != 0)
+        {
+            int limit = Math.Min(data.Length, start + _decoder.Scratch.Length);
+            int p = start;
+            while (p < limit && data[p] < 0x80)
+            {
+                p++;
+            }
+
+            if (p < limit)
+            {
+                ref var writer = ref Unsafe.As<THandler, FastMessageWriter>(ref _handler);
+                if (!writer.SetAsciiFromWire(slot, data.Slice(start, p + 1 - start)))
+                {
+                    return Fail(FastErrorCode.CapacityExceeded, start);
+                }
+
+                _pos = p + 1;
+                return true;
+            }
+        }
+
+        return BytesOperator(field, bit);
+    }
+
+    /// <summary>A copy string or byte vector: the common case (bit clear, previous value assigned) inline, the rest interpreted.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool CompiledBytesCopy(ref PresenceMap pm, int slot, int fieldIndex, FastFieldType type, int dictSlot)
+    {
+        bool bit = pm.Next(_data);
+        if (!bit)
+        {
+            ref var prev = ref _dict[dictSlot];
+            if (prev.State == PreviousState.Assigned && prev.Type == type)
+            {
+                ref var writer = ref Unsafe.As<THandler, FastMessageWriter>(ref _handler);
+                return writer.SetBytes(slot, _decoder.State.Bytes[dictSlot].AsSpan(0, prev.Length)) || Fail(FastErrorCode.CapacityExceeded, _pos);
+            }
+        }
+
+        return BytesOperator(_decoder.Templates.Fields[fieldIndex], bit);
     }
 
     /// <summary>Any other instruction: the interpreter's code for it.</summary>

@@ -1240,6 +1240,19 @@ internal ref partial struct DecodeRun<THandler>
                 carry = false;
                 return true;
             }
+
+            // Two bytes, the next most common length (a leading zero byte would be overlong: left to the slow path).
+            if ((uint)(p + 1) < (uint)_data.Length && b != 0)
+            {
+                uint b2 = _data[p + 1];
+                if (b2 >= 0x80)
+                {
+                    _pos = p + 2;
+                    value = (b << 7) | (b2 & 0x7F);
+                    carry = false;
+                    return true;
+                }
+            }
         }
 
         return ReadUnsignedSlow(out value, out carry);

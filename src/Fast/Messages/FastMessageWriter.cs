@@ -174,6 +174,38 @@ public struct FastMessageWriter : IFastDecodeHandler
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void SetAbsent(int slot) => _values[_base + slot].KindValue = FastValueKind.Absent;
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool SetBytes(int slot, ReadOnlySpan<byte> value)
+    {
+        if (!_message.TryAppendBytes(value, out int offset))
+        {
+            return false;
+        }
+
+        ref var v = ref _values[_base + slot];
+        v.KindValue = FastValueKind.Bytes;
+        v.Offset = offset;
+        v.Aux = value.Length;
+        return true;
+    }
+
+    /// <summary>An ASCII string as on the wire (stop bit on its last byte), copied and cleaned in one pass.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal bool SetAsciiFromWire(int slot, ReadOnlySpan<byte> wire)
+    {
+        if (!_message.TryAppendBytes(wire, out int offset))
+        {
+            return false;
+        }
+
+        _message.Arena[offset + wire.Length - 1] &= 0x7F;
+        ref var v = ref _values[_base + slot];
+        v.KindValue = FastValueKind.Bytes;
+        v.Offset = offset;
+        v.Aux = wire.Length;
+        return true;
+    }
+
     /// <summary>A template initial value, referenced in the constant pool (an empty one needs no bytes at all).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void SetPooledBytes(int slot, int poolOffset, int length)
