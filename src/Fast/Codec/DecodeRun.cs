@@ -281,25 +281,21 @@ internal ref partial struct DecodeRun<THandler>
             return Fail(FastErrorCode.CapacityExceeded, at);
         }
 
+        var compiled = body.Compiled as CompiledBody<THandler>;
         for (int i = 0; i < count; i++)
         {
             _handler.OnSequenceEntryStart(f, i);
-            if (body.HasPmap)
+            PresenceMap entryPm = default;
+            int pmStart = _pos;
+            if (body.HasPmap && (!ReadPmap(out entryPm, out int pmapLength) || !CheckPmapLength(body, pmapLength, pmStart)))
             {
-                int pmStart = _pos;
-                if (!ReadPmap(out var entryPm, out int pmapLength) || !CheckPmapLength(body, pmapLength, pmStart)
-                    || !Body(body, ref entryPm, depth + 1) || !CheckPmapFullyRead(in entryPm, pmStart))
-                {
-                    return false;
-                }
+                return false;
             }
-            else
+
+            bool ok = compiled is not null ? compiled(ref this, ref entryPm, depth + 1) : Instructions(body.Instructions, ref entryPm, depth + 1);
+            if (!ok || (body.HasPmap && !CheckPmapFullyRead(in entryPm, pmStart)))
             {
-                var none = default(PresenceMap);
-                if (!Body(body, ref none, depth + 1))
-                {
-                    return false;
-                }
+                return false;
             }
 
             _handler.OnSequenceEntryEnd(f);
