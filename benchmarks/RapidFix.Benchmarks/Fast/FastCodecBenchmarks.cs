@@ -17,6 +17,7 @@ public class FastCodecBenchmarks
     private byte[] _data = [];
     private FastTemplateRegistry _templates = null!;
     private FastDecoder _decoder = null!;
+    private FastDecoder _interpreter = null!;
     private FastEncoder _encoder = null!;
     private FastMessage _message = null!;
     private FastMessage[] _decoded = [];
@@ -28,6 +29,8 @@ public class FastCodecBenchmarks
         _data = File.ReadAllBytes(FastCorpus.PathOf("complex30000.dat"));
         _templates = FastTemplateLoader.LoadFile(FastCorpus.PathOf("complex30000-templates.xml"));
         _decoder = new FastDecoder(_templates);
+        var interpreted = new FastTemplateLoader().AddFile(FastCorpus.PathOf("complex30000-templates.xml")).Build(new FastCodecLimits { CompileTemplates = false });
+        _interpreter = new FastDecoder(interpreted);
         _encoder = new FastEncoder(_templates);
         _message = new FastMessage();
         _output = new byte[_data.Length];
@@ -58,6 +61,24 @@ public class FastCodecBenchmarks
         while (!reader.End)
         {
             if (!reader.ReadNext(_decoder, _message).Ok)
+            {
+                errors++;
+            }
+        }
+
+        return errors;
+    }
+
+    /// <summary>The same with the templates interpreted instead of compiled (CompileTemplates = false).</summary>
+    [Benchmark(OperationsPerInvoke = FastCorpus.MessageCount)]
+    public int DecodeToMessageInterpreted()
+    {
+        _interpreter.Reset();
+        var reader = new FastStreamReader(_data, FastFraming.LengthPrefixLittleEndian);
+        int errors = 0;
+        while (!reader.End)
+        {
+            if (!reader.ReadNext(_interpreter, _message).Ok)
             {
                 errors++;
             }
