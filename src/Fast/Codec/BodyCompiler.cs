@@ -12,22 +12,29 @@ internal delegate bool CompiledBody<THandler>(ref DecodeRun<THandler> run, ref P
 
 /// <summary>
 /// Compiles template bodies at startup into straight-line methods (one DynamicMethod per body) that decode into a
-/// <see cref="FastMessage"/>: each instruction becomes a call to a <see cref="DecodeRun{THandler}"/> entry point
-/// with its properties as constants, and the JIT inlines and folds them. No per-field dispatch remains, and the
-/// code shares the interpreter's operator logic, so both decode the same way. Skipped where code cannot be
-/// generated (e.g. NativeAOT): the interpreter then does the work.
+/// <see cref="FastMessage"/>: the read position, the presence map, the dictionary and the scope's first slot are
+/// loaded into locals, and each instruction becomes a call to a <see cref="CompiledOps"/> operation with its
+/// properties as constants, which the JIT inlines and folds. No per-field dispatch remains and the hot state stays
+/// in registers. Skipped where code cannot be generated (e.g. NativeAOT): the interpreter then does the work.
 /// </summary>
 internal static class BodyCompiler
 {
     private const BindingFlags Instance = BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public;
+    private const BindingFlags Static = BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public;
 
     private static readonly Type RunType = typeof(DecodeRun<FastMessageWriter>);
-    private static readonly MethodInfo IntMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledInt), Instance)!;
-    private static readonly MethodInfo SplitDecimalMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledSplitDecimal), Instance)!;
-    private static readonly MethodInfo BytesInitialMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledBytesInitial), Instance)!;
-    private static readonly MethodInfo BytesCopyMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledBytesCopy), Instance)!;
-    private static readonly MethodInfo BytesNoneMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledBytesNone), Instance)!;
-    private static readonly MethodInfo GenericMethod = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.CompiledGeneric), Instance)!;
+    private static readonly MethodInfo GetPosition = RunType.GetProperty(nameof(DecodeRun<FastMessageWriter>.Position), Instance)!.GetMethod!;
+    private static readonly MethodInfo SetPosition = RunType.GetProperty(nameof(DecodeRun<FastMessageWriter>.Position), Instance)!.SetMethod!;
+    private static readonly MethodInfo GetData = RunType.GetProperty(nameof(DecodeRun<FastMessageWriter>.Data), Instance)!.GetMethod!;
+    private static readonly MethodInfo GetDictionary = RunType.GetProperty(nameof(DecodeRun<FastMessageWriter>.Dictionary), Instance)!.GetMethod!;
+    private static readonly MethodInfo GetMessage = RunType.GetProperty(nameof(DecodeRun<FastMessageWriter>.TargetMessage), Instance)!.GetMethod!;
+    private static readonly MethodInfo ScopeStart = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.ScopeStart), Instance)!;
+    private static readonly MethodInfo IntOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.Int), Static)!;
+    private static readonly MethodInfo SplitDecimalOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.SplitDecimal), Static)!;
+    private static readonly MethodInfo BytesInitialOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesInitial), Static)!;
+    private static readonly MethodInfo BytesNoneOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesNone), Static)!;
+    private static readonly MethodInfo BytesCopyOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesCopy), Static)!;
+    private static readonly MethodInfo OtherOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.Other), Static)!;
 
     public static bool IsSupported => RuntimeFeature.IsDynamicCodeSupported && RuntimeFeature.IsDynamicCodeCompiled;
 
@@ -62,11 +69,46 @@ internal static class BodyCompiler
             typeof(BodyCompiler).Module,
             skipVisibility: true);
         var il = method.GetILGenerator();
+        var pm = il.DeclareLocal(typeof(PresenceMap));
+        var pos = il.DeclareLocal(typeof(int));
+        var data = il.DeclareLocal(typeof(ReadOnlySpan<byte>));
+        var dict = il.DeclareLocal(typeof(PreviousValue[]));
+        var scope = il.DeclareLocal(typeof(FastValue).MakeByRefType());
+        var message = il.DeclareLocal(typeof(FastMessage));
         var fail = il.DefineLabel();
-        foreach (var f in body.Instructions)
+
+        // Prologue: the hot state into locals.
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldobj, typeof(PresenceMap));
+        il.Emit(OpCodes.Stloc, pm);
+        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Call, GetPosition);
+        il.Emit(OpCodes.Stloc, pos);
+        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Call, GetData);
+        il.Emit(OpCodes.Stloc, data);
+        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Call, GetDictionary);
+        il.Emit(OpCodes.Stloc, dict);
+        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Call, GetMessage);
+        il.Emit(OpCodes.Stloc, message);
+        if (body.Instructions.Length > 0)
         {
             il.Emit(OpCodes.Ldarg_0);
-            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Call, ScopeStart);
+            il.Emit(OpCodes.Stloc, scope);
+        }
+
+        foreach (var f in body.Instructions)
+        {
+            // Every operation takes (run, data, ref pos, ref pm, ref scope, dict, constants...).
+            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldloc, data);
+            il.Emit(OpCodes.Ldloca, pos);
+            il.Emit(OpCodes.Ldloca, pm);
+            il.Emit(OpCodes.Ldloc, scope);
+            il.Emit(OpCodes.Ldloc, dict);
             switch (f.Code)
             {
                 case Opcode.Int:
@@ -79,7 +121,7 @@ internal static class BodyCompiler
                     Int(il, f.DictSlot);
                     Bool(il, f.HasInitial);
                     il.Emit(OpCodes.Ldc_I8, f.InitialInt);
-                    il.Emit(OpCodes.Call, IntMethod);
+                    il.Emit(OpCodes.Call, IntOp);
                     break;
 
                 case Opcode.SplitDecimal:
@@ -98,46 +140,61 @@ internal static class BodyCompiler
                     Int(il, m.DictSlot);
                     Bool(il, m.HasInitial);
                     il.Emit(OpCodes.Ldc_I8, m.InitialInt);
-                    il.Emit(OpCodes.Call, SplitDecimalMethod);
+                    il.Emit(OpCodes.Call, SplitDecimalOp);
                     break;
 
                 case Opcode.Ascii or Opcode.Bytes when f.Operator is FastOperator.Constant or FastOperator.Default:
+                    il.Emit(OpCodes.Ldloc, message);
                     Int(il, f.Slot);
                     Int(il, f.Index);
+                    Bool(il, f.Code == Opcode.Ascii);
                     Int(il, (int)f.Operator);
                     Bool(il, f.IsOptional);
                     Bool(il, f.UsesPmapBit);
                     Bool(il, f.HasInitial);
                     Int(il, f.InitialPoolOffset);
                     Int(il, f.InitialBytes.Length);
-                    il.Emit(OpCodes.Call, BytesInitialMethod);
+                    il.Emit(OpCodes.Ldarg_2);
+                    il.Emit(OpCodes.Call, BytesInitialOp);
+                    break;
+
+                case Opcode.Ascii or Opcode.Bytes when f.Operator == FastOperator.None:
+                    il.Emit(OpCodes.Ldloc, message);
+                    Int(il, f.Slot);
+                    Int(il, f.Index);
+                    Bool(il, f.Code == Opcode.Ascii);
+                    il.Emit(OpCodes.Ldarg_2);
+                    il.Emit(OpCodes.Call, BytesNoneOp);
                     break;
 
                 case Opcode.Ascii or Opcode.Bytes when f.Operator == FastOperator.Copy:
+                    il.Emit(OpCodes.Ldloc, message);
                     Int(il, f.Slot);
                     Int(il, f.Index);
                     Int(il, (int)f.Type);
                     Int(il, f.DictSlot);
-                    il.Emit(OpCodes.Call, BytesCopyMethod);
-                    break;
-
-                case Opcode.Ascii when f.Operator == FastOperator.None:
-                    il.Emit(OpCodes.Pop); // no presence map needed
-                    Int(il, f.Slot);
-                    Int(il, f.Index);
-                    il.Emit(OpCodes.Call, BytesNoneMethod);
+                    il.Emit(OpCodes.Ldarg_2);
+                    il.Emit(OpCodes.Call, BytesCopyOp);
                     break;
 
                 default:
                     Int(il, f.Index);
+                    Bool(il, f.Code == Opcode.Sequence ? f.Length!.UsesPmapBit : f.UsesPmapBit);
                     il.Emit(OpCodes.Ldarg_2);
-                    il.Emit(OpCodes.Call, GenericMethod);
+                    il.Emit(OpCodes.Call, OtherOp);
                     break;
             }
 
             il.Emit(OpCodes.Brfalse, fail);
         }
 
+        // Epilogue: hand the state back.
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldloc, pm);
+        il.Emit(OpCodes.Stobj, typeof(PresenceMap));
+        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Ldloc, pos);
+        il.Emit(OpCodes.Call, SetPosition);
         il.Emit(OpCodes.Ldc_I4_1);
         il.Emit(OpCodes.Ret);
         il.MarkLabel(fail);

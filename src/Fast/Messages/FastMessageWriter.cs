@@ -152,7 +152,12 @@ public struct FastMessageWriter : IFastDecodeHandler
     {
     }
 
-    // Slot-level writes for compiled template code.
+    // Slot-level access for compiled template code.
+
+    internal readonly FastMessage Message => _message;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal readonly ref FastValue ScopeStart() => ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_values), _base);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void SetInteger(int slot, FastValueKind kind, long value)
