@@ -58,6 +58,21 @@ public sealed class AllocationTests
         Assert.True(state.Checksum != 0);
     }
 
+    [SharedDataFact]
+    public void The_struct_view_reads_the_same_and_allocates_nothing()
+    {
+        var state = new CorpusState();
+        state.DecodeFirstMarketData();
+        state.ReadThroughAccessor(state.Message);
+        long viaClass = state.Checksum;
+        state.Checksum = 0;
+        state.ReadThroughAccessor(state.Message.View);
+        Assert.Equal(viaClass, state.Checksum);
+
+        long allocated = Allocations.Measure(state, static s => s.ReadThroughAccessor(s.Message.View), iterations: 100_000, warmup: 50_000);
+        Assert.Equal(0, allocated);
+    }
+
     private sealed class CorpusState
     {
         public readonly FastDecoder Decoder = new(Corpus.Templates);

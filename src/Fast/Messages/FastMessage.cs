@@ -116,6 +116,9 @@ public sealed class FastMessage : IFieldAccessor
         }
     }
 
+    /// <summary>A struct view for generic code constrained on <see cref="IFieldAccessor"/> (direct calls, no sharing).</summary>
+    public FastMessageView View => new(this);
+
     /// <summary>Bytes of the arena in use (strings and byte vectors of the message).</summary>
     public int ArenaBytesUsed => ArenaLength;
 
