@@ -97,7 +97,7 @@ public sealed class FastMessage : IFieldAccessor
     /// <summary>The template of the message held, or null when empty.</summary>
     public FastTemplate? Template { get; private set; }
 
-    /// <summary>MsgType (35): the message's top-level tag 35 value if it has one, else the template's typeRef name bytes are not used; empty when unknown.</summary>
+    /// <summary>MsgType (35): the template's constant tag-35 value, else the message's top-level tag 35 value, else empty.</summary>
     public ReadOnlySpan<byte> MsgType
     {
         get
