@@ -2,6 +2,7 @@ using RapidFix.Fast.Codec;
 using RapidFix.Fast.Messages;
 using RapidFix.Fast.Templates;
 using RapidFix.Fast.Tests.Support;
+using RapidFix.Pools.Objects;
 using RapidFix.Pools.Phases;
 
 namespace RapidFix.Fast.Tests;
@@ -31,6 +32,26 @@ public sealed class PhaseAndCounterTests
         {
             phases.EnterShutdown();
         }
+    }
+
+    [Fact]
+    public void Message_slots_come_from_the_engines_object_pool_and_exhaustion_is_counted()
+    {
+        var codec = new TestCodec(Xml);
+        var pool = new LocalObjectPool<FastMessage>("fast-messages", 2, () => new FastMessage(new FastMessageCapacity { Values = 16, Scopes = 4, ArenaBytes = 64 }));
+        Assert.True(pool.TryRent(out var first));
+        Assert.True(pool.TryRent(out var second));
+        Assert.False(pool.TryRent(out _)); // pre-sized: no growth, a counted failure
+        Assert.Equal(1, pool.RentFailures);
+
+        Assert.True(codec.Decoder.Decode(TestCodec.Bytes("C0 81 85"), first!).Ok);
+        Assert.True(codec.Decoder.Decode(TestCodec.Bytes("80 86"), second!).Ok);
+        Assert.True(first!.TryGetInt(default, 1, out int a));
+        Assert.True(second!.TryGetInt(default, 1, out int b));
+        Assert.Equal((5, 6), (a, b)); // each slot keeps its own message
+        Assert.True(pool.Return(first));
+        Assert.True(pool.TryRent(out var again));
+        Assert.Same(first, again);
     }
 
     [Fact]
