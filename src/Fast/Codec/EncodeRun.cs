@@ -887,7 +887,20 @@ internal ref struct EncodeRun
         if (gap > 0)
         {
             int fieldsStart = pm.Start + pm.Reserved;
-            _dst.Slice(fieldsStart, _pos - fieldsStart).CopyTo(_dst.Slice(fieldsStart - gap));
+            int length = _pos - fieldsStart;
+            if (length <= 64)
+            {
+                // Segments are short: a forward byte loop is safe (the destination is before the source) and cheaper than a memmove call.
+                for (int i = fieldsStart; i < _pos; i++)
+                {
+                    _dst[i - gap] = _dst[i];
+                }
+            }
+            else
+            {
+                _dst.Slice(fieldsStart, length).CopyTo(_dst.Slice(fieldsStart - gap));
+            }
+
             _pos -= gap;
         }
 
@@ -909,6 +922,12 @@ internal ref struct EncodeRun
 
     private bool WriteUnsigned(ulong value)
     {
+        if (value < 0x80 && _pos < _dst.Length)
+        {
+            _dst[_pos++] = (byte)(value | 0x80);
+            return true;
+        }
+
         int n = 1;
         while (n < 10 && (value >> (7 * n)) != 0)
         {
@@ -933,6 +952,12 @@ internal ref struct EncodeRun
 
     private bool WriteSigned(long value)
     {
+        if (value >= -64 && value < 64 && _pos < _dst.Length)
+        {
+            _dst[_pos++] = (byte)((value & 0x7F) | 0x80);
+            return true;
+        }
+
         int n = 1;
         while (n < 10)
         {
