@@ -8,8 +8,8 @@ using RapidFix.Tests.Shared;
 namespace RapidFix.Fast.Tests;
 
 /// <summary>
-/// Template bodies compiled at startup must decode exactly as the interpreter does: same messages, same error
-/// codes at the same offsets, on the corpus and on mutated packets.
+/// Template bodies compiled at startup must decode exactly as the interpreter does (same messages, same error
+/// codes at the same offsets, on the corpus and on mutated packets) and encode the same bytes.
 /// </summary>
 public sealed class CompiledDecoderTests
 {
@@ -44,6 +44,32 @@ public sealed class CompiledDecoderTests
         }
 
         Assert.Equal(Corpus.MessageCount, n);
+    }
+
+    [SharedDataTheory]
+    [InlineData(true)]
+    [InlineData(false)]
+    public void Compiled_and_interpreted_encoding_both_reproduce_the_corpus(bool compile)
+    {
+        var registry = Load(compile);
+        Assert.Equal(compile, registry.Find("MarketData")!.Body.CompiledEncoder is not null);
+        var decoder = new FastDecoder(registry);
+        var encoder = new FastEncoder(registry);
+        var message = new FastMessage();
+        var output = new byte[Corpus.Bytes.Length];
+        var reader = new FastStreamReader(Corpus.Bytes, FastFraming.LengthPrefixLittleEndian);
+        int pos = 0;
+        while (!reader.End)
+        {
+            Assert.True(reader.ReadNext(decoder, message).Ok);
+            var w = encoder.Encode(message, output.AsSpan(pos + 4));
+            Assert.True(w.Ok, $"{w.Error} at {w.Offset}");
+            BitConverter.TryWriteBytes(output.AsSpan(pos), w.Length);
+            pos += 4 + w.Length;
+        }
+
+        Assert.Equal(Corpus.Bytes.Length, pos);
+        Assert.True(Corpus.Bytes.AsSpan().SequenceEqual(output));
     }
 
     [SharedDataFact]

@@ -8,7 +8,7 @@ namespace RapidFix.Fast.Codec;
 /// One message being encoded. Each segment reserves room for its longest presence map, writes its fields, then
 /// writes the shortest presence map (trailing zero bits dropped) and closes the gap.
 /// </summary>
-internal ref struct EncodeRun
+internal ref partial struct EncodeRun
 {
     private readonly Span<byte> _dst;
     private readonly FastEncoder _encoder;
@@ -25,14 +25,6 @@ internal ref struct EncodeRun
         _message = message;
         _dst = destination;
         _dict = encoder.State.Values;
-    }
-
-    /// <summary>A presence map being written into the bytes reserved for it.</summary>
-    private struct PmapWriter
-    {
-        public int Start;
-        public int Reserved;
-        public int Bit;
     }
 
     public FastResult Message()
@@ -88,32 +80,41 @@ internal ref struct EncodeRun
             state.Reset();
         }
 
-        return Instructions(template.Body.Instructions, _message.Scopes[scope].Base, ref pm) && EndPmap(ref pm);
+        return Body(template.Body, _message.Scopes[scope].Base, ref pm) && EndPmap(ref pm);
     }
+
+    /// <summary>Encodes a body with its compiled code when it has some, else with the interpreter.</summary>
+    private bool Body(FastGroupBody body, int valueBase, ref PmapWriter pm) =>
+        body.CompiledEncoder is CompiledEncodeBody compiled
+            ? compiled(ref this, valueBase, ref pm)
+            : Instructions(body.Instructions, valueBase, ref pm);
 
     private bool Instructions(FastField[] instructions, int valueBase, ref PmapWriter pm)
     {
-        var values = _message.Values;
         foreach (var f in instructions)
         {
-            ref readonly var v = ref values[valueBase + f.Slot];
-            bool ok = f.Code switch
-            {
-                Opcode.Int => Integer(f, in v, ref pm),
-                Opcode.Decimal => Decimal(f, in v, ref pm),
-                Opcode.SplitDecimal => SplitDecimal(f, in v, ref pm),
-                Opcode.Ascii or Opcode.Bytes => Bytes(f, in v, ref pm),
-                Opcode.Sequence => Sequence(f, in v, ref pm),
-                Opcode.Group => Group(f, in v, valueBase, ref pm),
-                _ => TemplateRef(f, in v),
-            };
-            if (!ok)
+            if (!One(f, valueBase, ref pm))
             {
                 return false;
             }
         }
 
         return true;
+    }
+
+    private bool One(FastField f, int valueBase, ref PmapWriter pm)
+    {
+        ref readonly var v = ref _message.Values[valueBase + f.Slot];
+        return f.Code switch
+        {
+            Opcode.Int => Integer(f, in v, ref pm),
+            Opcode.Decimal => Decimal(f, in v, ref pm),
+            Opcode.SplitDecimal => SplitDecimal(f, in v, ref pm),
+            Opcode.Ascii or Opcode.Bytes => Bytes(f, in v, ref pm),
+            Opcode.Sequence => Sequence(f, in v, ref pm),
+            Opcode.Group => Group(f, in v, valueBase, ref pm),
+            _ => TemplateRef(f, in v),
+        };
     }
 
     // ---- structure ---------------------------------------------------------------------------------------------
@@ -143,7 +144,7 @@ internal ref struct EncodeRun
             int valueBase = _message.Scopes[v.Aux + i].Base;
             if (body.HasPmap)
             {
-                if (!BeginPmap(body.PmapBits, out var entryPm) || !Instructions(body.Instructions, valueBase, ref entryPm) || !EndPmap(ref entryPm))
+                if (!BeginPmap(body.PmapBits, out var entryPm) || !Body(body, valueBase, ref entryPm) || !EndPmap(ref entryPm))
                 {
                     return false;
                 }
@@ -151,7 +152,7 @@ internal ref struct EncodeRun
             else
             {
                 var none = default(PmapWriter);
-                if (!Instructions(body.Instructions, valueBase, ref none))
+                if (!Body(body, valueBase, ref none))
                 {
                     return false;
                 }
@@ -176,11 +177,11 @@ internal ref struct EncodeRun
         var body = f.Body!;
         if (body.HasPmap)
         {
-            return BeginPmap(body.PmapBits, out var groupPm) && Instructions(body.Instructions, valueBase, ref groupPm) && EndPmap(ref groupPm);
+            return BeginPmap(body.PmapBits, out var groupPm) && Body(body, valueBase, ref groupPm) && EndPmap(ref groupPm);
         }
 
         var none = default(PmapWriter);
-        return Instructions(body.Instructions, valueBase, ref none);
+        return Body(body, valueBase, ref none);
     }
 
     private bool TemplateRef(FastField f, in FastValue v)
@@ -511,7 +512,7 @@ internal ref struct EncodeRun
     }
 
     /// <summary>The mantissa of the same number with exponent <paramref name="target"/>, when exact and in range.</summary>
-    private static bool TryRescale(long mantissa, int exponent, int target, out long result)
+    internal static bool TryRescale(long mantissa, int exponent, int target, out long result)
     {
         result = mantissa;
         for (int e = exponent; e > target; e--)

@@ -130,6 +130,9 @@ public sealed class FastGroupBody
     /// <summary>Compiled decoding code (a <c>CompiledBody&lt;FastMessageWriter&gt;</c>), or null to interpret.</summary>
     internal Delegate? Compiled;
 
+    /// <summary>Compiled encoding code (a <c>CompiledEncodeBody</c>), or null to interpret.</summary>
+    internal Delegate? CompiledEncoder;
+
     /// <summary>The template whose body this is (null for sequence and group bodies).</summary>
     public FastTemplate? Template { get; internal set; }
 

@@ -36,6 +36,7 @@ public sealed class FastTemplateRegistry
         if (limits.CompileTemplates && Codec.BodyCompiler.IsSupported)
         {
             Codec.BodyCompiler.Compile(templates);
+            Codec.EncoderCompiler.Compile(templates, pool);
         }
 
         _byIdArray = new FastTemplate?[maxId + 1];
