@@ -65,7 +65,7 @@ internal static class BodyCompiler
         var method = new DynamicMethod(
             "fast_decode_" + body.Name,
             typeof(bool),
-            [RunType.MakeByRefType(), typeof(PresenceMap).MakeByRefType(), typeof(int)],
+            [typeof(object), RunType.MakeByRefType(), typeof(PresenceMap).MakeByRefType(), typeof(int)],
             typeof(BodyCompiler).Module,
             skipVisibility: true);
         var il = method.GetILGenerator();
@@ -78,24 +78,24 @@ internal static class BodyCompiler
         var fail = il.DefineLabel();
 
         // Prologue: the hot state into locals.
-        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldarg_2);
         il.Emit(OpCodes.Ldobj, typeof(PresenceMap));
         il.Emit(OpCodes.Stloc, pm);
-        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetPosition);
         il.Emit(OpCodes.Stloc, pos);
-        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetData);
         il.Emit(OpCodes.Stloc, data);
-        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetDictionary);
         il.Emit(OpCodes.Stloc, dict);
-        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetMessage);
         il.Emit(OpCodes.Stloc, message);
         if (body.Instructions.Length > 0)
         {
-            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldarg_1);
             il.Emit(OpCodes.Call, ScopeStart);
             il.Emit(OpCodes.Stloc, scope);
         }
@@ -103,7 +103,7 @@ internal static class BodyCompiler
         foreach (var f in body.Instructions)
         {
             // Every operation takes (run, data, ref pos, ref pm, ref scope, dict, constants...).
-            il.Emit(OpCodes.Ldarg_0);
+            il.Emit(OpCodes.Ldarg_1);
             il.Emit(OpCodes.Ldloc, data);
             il.Emit(OpCodes.Ldloca, pos);
             il.Emit(OpCodes.Ldloca, pm);
@@ -154,7 +154,7 @@ internal static class BodyCompiler
                     Bool(il, f.HasInitial);
                     Int(il, f.InitialPoolOffset);
                     Int(il, f.InitialBytes.Length);
-                    il.Emit(OpCodes.Ldarg_2);
+                    il.Emit(OpCodes.Ldarg_3);
                     il.Emit(OpCodes.Call, BytesInitialOp);
                     break;
 
@@ -163,7 +163,7 @@ internal static class BodyCompiler
                     Int(il, f.Slot);
                     Int(il, f.Index);
                     Bool(il, f.Code == Opcode.Ascii);
-                    il.Emit(OpCodes.Ldarg_2);
+                    il.Emit(OpCodes.Ldarg_3);
                     il.Emit(OpCodes.Call, BytesNoneOp);
                     break;
 
@@ -173,14 +173,14 @@ internal static class BodyCompiler
                     Int(il, f.Index);
                     Int(il, (int)f.Type);
                     Int(il, f.DictSlot);
-                    il.Emit(OpCodes.Ldarg_2);
+                    il.Emit(OpCodes.Ldarg_3);
                     il.Emit(OpCodes.Call, BytesCopyOp);
                     break;
 
                 default:
                     Int(il, f.Index);
                     Bool(il, f.Code == Opcode.Sequence ? f.Length!.UsesPmapBit : f.UsesPmapBit);
-                    il.Emit(OpCodes.Ldarg_2);
+                    il.Emit(OpCodes.Ldarg_3);
                     il.Emit(OpCodes.Call, OtherOp);
                     break;
             }
@@ -189,10 +189,10 @@ internal static class BodyCompiler
         }
 
         // Epilogue: hand the state back.
-        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldarg_2);
         il.Emit(OpCodes.Ldloc, pm);
         il.Emit(OpCodes.Stobj, typeof(PresenceMap));
-        il.Emit(OpCodes.Ldarg_0);
+        il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Ldloc, pos);
         il.Emit(OpCodes.Call, SetPosition);
         il.Emit(OpCodes.Ldc_I4_1);
@@ -200,7 +200,8 @@ internal static class BodyCompiler
         il.MarkLabel(fail);
         il.Emit(OpCodes.Ldc_I4_0);
         il.Emit(OpCodes.Ret);
-        body.Compiled = method.CreateDelegate(typeof(CompiledBody<FastMessageWriter>));
+        // Bound to a (unused) target: a closed delegate is invoked without the argument-shuffling thunk of an open static one.
+        body.Compiled = method.CreateDelegate(typeof(CompiledBody<FastMessageWriter>), body);
     }
 
     private static void Int(ILGenerator il, int value) => il.Emit(OpCodes.Ldc_I4, value);
