@@ -138,7 +138,8 @@ internal static class CompiledOps
             ref var prev = ref dict[dictSlot];
             if (prev.State == PreviousState.Assigned && prev.Type == type)
             {
-                if (!message.TryAppendBytes(run.DictionaryBytes(dictSlot).AsSpan(0, prev.Length), out int offset))
+                int offset = AppendPrevious(message, run.DictionaryBytes(dictSlot), prev.Length);
+                if (offset < 0)
                 {
                     return run.FailAt(FastErrorCode.CapacityExceeded, pos);
                 }
@@ -180,32 +181,62 @@ internal static class CompiledOps
         int start = pos;
         if (ascii && (uint)start < (uint)data.Length && (data[start] & 0x7F) != 0)
         {
-            int limit = Math.Min(data.Length, start + run.MaxStringBytes);
-            int p = start;
-            while (p < limit && data[p] < 0x80)
+            int end = AppendWireAscii(message, data, start, run.MaxStringBytes, out int offset);
+            if (end >= 0)
             {
-                p++;
-            }
-
-            if (p < limit)
-            {
-                int length = p + 1 - start;
-                if (!message.TryAppendBytes(data.Slice(start, length), out int offset))
-                {
-                    return run.FailAt(FastErrorCode.CapacityExceeded, start);
-                }
-
-                message.Arena[offset + length - 1] &= 0x7F;
                 v.KindValue = FastValueKind.Bytes;
                 v.Offset = offset;
-                v.Aux = length;
-                pos = p + 1;
+                v.Aux = end - start;
+                pos = end;
                 return true;
+            }
+
+            if (end == CapacityFull)
+            {
+                return run.FailAt(FastErrorCode.CapacityExceeded, start);
             }
         }
 
         return Interpret(ref run, ref pos, fieldIndex, bit, depth);
     }
+
+    private const int CapacityFull = -2;
+
+    /// <summary>
+    /// Copies an ASCII string from the wire into the message arena, clearing its stop bit: the position after it,
+    /// -1 when no stop bit comes within <paramref name="maxLength"/> or the data (the interpreter reports it), or
+    /// <see cref="CapacityFull"/>. Kept out of line: its span temporaries would bloat every compiled body's frame.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, out int offset)
+    {
+        offset = 0;
+        int limit = Math.Min(data.Length, start + maxLength);
+        int p = start;
+        while (p < limit && data[p] < 0x80)
+        {
+            p++;
+        }
+
+        if (p >= limit)
+        {
+            return -1;
+        }
+
+        int length = p + 1 - start;
+        if (!message.TryAppendBytes(data.Slice(start, length), out offset))
+        {
+            return CapacityFull;
+        }
+
+        message.Arena[offset + length - 1] &= 0x7F;
+        return p + 1;
+    }
+
+    /// <summary>Copies a previous value into the message arena: its offset, or -1 when the arena is full.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int AppendPrevious(FastMessage message, byte[] previous, int length) =>
+        message.TryAppendBytes(previous.AsSpan(0, length), out int offset) ? offset : -1;
 
     // ---- integer operators on local state (the same rules as DecodeRun.IntOperator) -----------------------------
 
