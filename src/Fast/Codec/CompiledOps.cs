@@ -135,7 +135,7 @@ internal static class CompiledOps
         bool bit = pm.Next(data);
         if (!bit)
         {
-            ref var prev = ref dict[dictSlot];
+            ref var prev = ref Previous(dict, dictSlot);
             if (prev.State == PreviousState.Assigned && prev.Type == type)
             {
                 int offset = AppendPrevious(message, run.DictionaryBytes(dictSlot), prev.Length);
@@ -199,6 +199,11 @@ internal static class CompiledOps
 
         return Interpret(ref run, ref pos, fieldIndex, bit, depth);
     }
+
+    /// <summary>A dictionary entry by a slot the template compiler resolved (always inside the array: no bounds check).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ref PreviousValue Previous(PreviousValue[] dict, int slot) =>
+        ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(dict), slot);
 
     private const int CapacityFull = -2;
 
@@ -277,7 +282,7 @@ internal static class CompiledOps
             case FastOperator.Copy:
             case FastOperator.Increment:
                 {
-                    ref var prev = ref dict[dictSlot];
+                    ref var prev = ref Previous(dict, dictSlot);
                     if (bit)
                     {
                         int r = ReadInt(ref run, data, ref pos, type, nullable, out value);
@@ -347,7 +352,7 @@ internal static class CompiledOps
                         return r;
                     }
 
-                    ref var prev = ref dict[dictSlot];
+                    ref var prev = ref Previous(dict, dictSlot);
                     long baseValue;
                     switch (prev.State)
                     {

@@ -148,7 +148,7 @@ internal static class EncodeOps
         int slot, bool ascii, FastFieldType type, bool optional, bool nullable, int dictSlot, bool hasInitial, int poolOffset, int length, byte[] pool)
     {
         ref var v = ref Unsafe.Add(ref scope, slot);
-        ref var prev = ref dict[dictSlot];
+        ref var prev = ref Previous(dict, dictSlot);
         bool present = v.KindValue == FastValueKind.Bytes;
         if (!present)
         {
@@ -252,7 +252,7 @@ internal static class EncodeOps
             case FastOperator.Copy:
             case FastOperator.Increment:
                 {
-                    ref var prev = ref dict[dictSlot];
+                    ref var prev = ref Previous(dict, dictSlot);
                     if (!present)
                     {
                         return AbsentWithPrevious(ref run, dst, ref pos, ref pm, ref prev, hasInitial);
@@ -282,7 +282,7 @@ internal static class EncodeOps
                         return WriteNull(ref run, dst, ref pos);
                     }
 
-                    ref var prev = ref dict[dictSlot];
+                    ref var prev = ref Previous(dict, dictSlot);
                     long baseValue;
                     switch (prev.State)
                     {
@@ -331,6 +331,11 @@ internal static class EncodeOps
                 return run.FailAt(FastErrorCode.S2, pos);
         }
     }
+
+    /// <summary>A dictionary entry by a slot the template compiler resolved (always inside the array: no bounds check).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ref PreviousValue Previous(PreviousValue[] dict, int slot) =>
+        ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(dict), slot);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool AbsentWithPrevious(ref EncodeRun run, Span<byte> dst, ref int pos, ref PmapWriter pm, ref PreviousValue prev, bool hasInitial)
