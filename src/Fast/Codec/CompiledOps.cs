@@ -1,0 +1,542 @@
+using System.Runtime.CompilerServices;
+using RapidFix.Fast.Messages;
+using RapidFix.Fast.Templates;
+
+namespace RapidFix.Fast.Codec;
+
+/// <summary>
+/// The operations compiled template bodies call, one per instruction, with the instruction's properties as
+/// constants. The hot state (read position, presence map, the scope's first slot) lives in the compiled method's
+/// locals and is passed by reference to these always-inlined methods, so the JIT keeps it in registers; only
+/// rare paths (long integers, special string forms, structure, errors) call out, through
+/// <see cref="DecodeRun{THandler}"/>, with the position handed over and taken back.
+/// </summary>
+/// <remarks>
+/// The rules are the interpreter's (<see cref="DecodeRun{THandler}"/>); the differential tests decode the corpus
+/// and mutated packets both ways and require identical results.
+/// </remarks>
+internal static class CompiledOps
+{
+    private const int Present = 0;
+    private const int Absent = 1;
+    private const int Failed = -1;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool Int(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
+    {
+        bool bit = usesBit && pm.Next(data);
+        int r = IntValue(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, out long value);
+        ref var v = ref Unsafe.Add(ref scope, slot);
+        if (r == Present)
+        {
+            v.KindValue = type is FastFieldType.UInt32 or FastFieldType.UInt64 ? FastValueKind.UnsignedInteger : FastValueKind.Integer;
+            v.Int = value;
+            return true;
+        }
+
+        if (r == Absent)
+        {
+            v.KindValue = FastValueKind.Absent;
+            return true;
+        }
+
+        return false;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool SplitDecimal(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, bool optional,
+        FastOperator exponentOp, bool exponentNullable, bool exponentUsesBit, int exponentDict, bool exponentHasInitial, long exponentInitial,
+        FastOperator mantissaOp, bool mantissaUsesBit, int mantissaDict, bool mantissaHasInitial, long mantissaInitial)
+    {
+        int at = pos;
+        ref var v = ref Unsafe.Add(ref scope, slot);
+        bool bit = exponentUsesBit && pm.Next(data);
+        int r = IntValue(ref run, data, ref pos, dict, exponentOp, FastFieldType.Int32, optional, exponentNullable, exponentDict, exponentHasInitial, exponentInitial, bit, out long exponent);
+        if (r != Present)
+        {
+            if (r == Absent)
+            {
+                v.KindValue = FastValueKind.Absent; // no mantissa bit or byte
+                return true;
+            }
+
+            return false;
+        }
+
+        if (exponent < -63 || exponent > 63)
+        {
+            return run.FailAt(FastErrorCode.R1, at);
+        }
+
+        bit = mantissaUsesBit && pm.Next(data);
+        r = IntValue(ref run, data, ref pos, dict, mantissaOp, FastFieldType.Int64, false, false, mantissaDict, mantissaHasInitial, mantissaInitial, bit, out long mantissa);
+        if (r == Present)
+        {
+            v.KindValue = FastValueKind.Decimal;
+            v.Int = mantissa;
+            v.Aux = (int)exponent;
+            return true;
+        }
+
+        return r != Failed && run.FailAt(FastErrorCode.D6, at);
+    }
+
+    /// <summary>A constant, or a default string: the template's value by reference when the bit says so, else read.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool BytesInitial(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
+        int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool usesBit, bool hasInitial, int poolOffset, int length, int depth)
+    {
+        bool bit = usesBit && pm.Next(data);
+        ref var v = ref Unsafe.Add(ref scope, slot);
+        bool fromTemplate = op == FastOperator.Constant ? !optional || bit : !bit;
+        if (fromTemplate)
+        {
+            if (op == FastOperator.Constant || hasInitial)
+            {
+                v.KindValue = FastValueKind.Bytes;
+                v.Offset = length == 0 ? 0 : ~poolOffset;
+                v.Aux = length;
+            }
+            else
+            {
+                v.KindValue = FastValueKind.Absent;
+            }
+
+            return true;
+        }
+
+        if (op == FastOperator.Constant)
+        {
+            v.KindValue = FastValueKind.Absent;
+            return true;
+        }
+
+        return WireString(ref run, data, ref pos, ref v, message, fieldIndex, ascii, bit: true, depth);
+    }
+
+    /// <summary>A string without operator.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool BytesNone(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
+        int slot, int fieldIndex, bool ascii, int depth) =>
+        WireString(ref run, data, ref pos, ref Unsafe.Add(ref scope, slot), message, fieldIndex, ascii, bit: false, depth);
+
+    /// <summary>A copy string: bit clear with an assigned previous value inline, anything else interpreted.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool BytesCopy(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
+        int slot, int fieldIndex, FastFieldType type, int dictSlot, int depth)
+    {
+        bool bit = pm.Next(data);
+        if (!bit)
+        {
+            ref var prev = ref Previous(dict, dictSlot);
+            if (prev.State == PreviousState.Assigned && prev.Type == type)
+            {
+                int offset = AppendPrevious(message, run.DictionaryBytes(dictSlot), prev.Length);
+                if (offset < 0)
+                {
+                    return run.FailAt(FastErrorCode.CapacityExceeded, pos);
+                }
+
+                ref var v = ref Unsafe.Add(ref scope, slot);
+                v.KindValue = FastValueKind.Bytes;
+                v.Offset = offset;
+                v.Aux = prev.Length;
+                return true;
+            }
+        }
+
+        return Interpret(ref run, ref pos, fieldIndex, bit, depth);
+    }
+
+    /// <summary>Any other instruction (single-operator decimals, delta and tail strings, sequences, groups, template references).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool Other(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        int fieldIndex, bool usesBit, int depth) =>
+        Interpret(ref run, ref pos, fieldIndex, usesBit && pm.Next(data), depth);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool Interpret(ref DecodeRun<FastMessageWriter> run, ref int pos, int fieldIndex, bool bit, int depth)
+    {
+        run.Position = pos;
+        bool ok = run.InterpretWithBit(fieldIndex, bit, depth);
+        pos = run.Position;
+        return ok;
+    }
+
+    /// <summary>
+    /// A string value on the wire: an ordinary ASCII string (first byte not zero) is copied once, straight into
+    /// the message; NULL, empty, "\0", overlong forms, byte vectors and errors are interpreted.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool WireString(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref FastValue v, FastMessage message, int fieldIndex, bool ascii, bool bit, int depth)
+    {
+        int start = pos;
+        if (ascii && (uint)start < (uint)data.Length && (data[start] & 0x7F) != 0)
+        {
+            int end = AppendWireAscii(message, data, start, run.MaxStringBytes, out int offset);
+            if (end >= 0)
+            {
+                v.KindValue = FastValueKind.Bytes;
+                v.Offset = offset;
+                v.Aux = end - start;
+                pos = end;
+                return true;
+            }
+
+            if (end == CapacityFull)
+            {
+                return run.FailAt(FastErrorCode.CapacityExceeded, start);
+            }
+        }
+
+        return Interpret(ref run, ref pos, fieldIndex, bit, depth);
+    }
+
+    /// <summary>A dictionary entry by a slot the template compiler resolved (always inside the array: no bounds check).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static ref PreviousValue Previous(PreviousValue[] dict, int slot) =>
+        ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(dict), slot);
+
+    private const int CapacityFull = -2;
+
+    /// <summary>
+    /// Copies an ASCII string from the wire into the message arena, clearing its stop bit: the position after it,
+    /// -1 when no stop bit comes within <paramref name="maxLength"/> or the data (the interpreter reports it), or
+    /// <see cref="CapacityFull"/>. Kept out of line: its span temporaries would bloat every compiled body's frame.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, out int offset)
+    {
+        offset = 0;
+        int limit = Math.Min(data.Length, start + maxLength);
+        int p = start;
+        while (p < limit && data[p] < 0x80)
+        {
+            p++;
+        }
+
+        if (p >= limit)
+        {
+            return -1;
+        }
+
+        int length = p + 1 - start;
+        if (!message.TryAppendBytes(data.Slice(start, length), out offset))
+        {
+            return CapacityFull;
+        }
+
+        message.Arena[offset + length - 1] &= 0x7F;
+        return p + 1;
+    }
+
+    /// <summary>Copies a previous value into the message arena: its offset, or -1 when the arena is full.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static int AppendPrevious(FastMessage message, byte[] previous, int length) =>
+        message.TryAppendBytes(previous.AsSpan(0, length), out int offset) ? offset : -1;
+
+    // ---- integer operators on local state (the same rules as DecodeRun.IntOperator) -----------------------------
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int IntValue(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, PreviousValue[] dict,
+        FastOperator op, FastFieldType type, bool optional, bool nullable, int dictSlot, bool hasInitial, long initial, bool bit, out long value)
+    {
+        value = 0;
+        switch (op)
+        {
+            case FastOperator.None:
+                return ReadInt(ref run, data, ref pos, type, nullable, out value);
+
+            case FastOperator.Constant:
+                if (!optional || bit)
+                {
+                    value = initial;
+                    return Present;
+                }
+
+                return Absent;
+
+            case FastOperator.Default:
+                if (bit)
+                {
+                    return ReadInt(ref run, data, ref pos, type, nullable, out value);
+                }
+
+                if (hasInitial)
+                {
+                    value = initial;
+                    return Present;
+                }
+
+                return Absent;
+
+            case FastOperator.Copy:
+            case FastOperator.Increment:
+                {
+                    ref var prev = ref Previous(dict, dictSlot);
+                    if (bit)
+                    {
+                        int r = ReadInt(ref run, data, ref pos, type, nullable, out value);
+                        if (r == Present)
+                        {
+                            prev.Int = value;
+                            prev.State = PreviousState.Assigned;
+                            prev.Type = type;
+                        }
+                        else if (r == Absent)
+                        {
+                            prev.State = PreviousState.Empty;
+                        }
+
+                        return r;
+                    }
+
+                    if (prev.State == PreviousState.Assigned && prev.Type == type)
+                    {
+                        value = prev.Int;
+                        if (op == FastOperator.Copy)
+                        {
+                            return Present;
+                        }
+
+                        if (!AddDelta(type, value, 1, out value))
+                        {
+                            return Fail(ref run, FastErrorCode.D2, pos);
+                        }
+
+                        prev.Int = value;
+                        return Present;
+                    }
+
+                    switch (prev.State)
+                    {
+                        case PreviousState.Assigned:
+                            return Fail(ref run, FastErrorCode.D4, pos);
+                        case PreviousState.Undefined:
+                            if (hasInitial)
+                            {
+                                value = initial;
+                                prev.Int = value;
+                                prev.State = PreviousState.Assigned;
+                                prev.Type = type;
+                                return Present;
+                            }
+
+                            if (optional)
+                            {
+                                prev.State = PreviousState.Empty;
+                                return Absent;
+                            }
+
+                            return Fail(ref run, FastErrorCode.D5, pos);
+                        default:
+                            return optional ? Absent : Fail(ref run, FastErrorCode.D6, pos);
+                    }
+                }
+
+            case FastOperator.Delta:
+                {
+                    int at = pos;
+                    int r = ReadSigned(ref run, data, ref pos, nullable, out long delta);
+                    if (r != Present)
+                    {
+                        return r;
+                    }
+
+                    ref var prev = ref Previous(dict, dictSlot);
+                    long baseValue;
+                    switch (prev.State)
+                    {
+                        case PreviousState.Assigned:
+                            if (prev.Type != type)
+                            {
+                                return Fail(ref run, FastErrorCode.D4, at);
+                            }
+
+                            baseValue = prev.Int;
+                            break;
+                        case PreviousState.Undefined:
+                            baseValue = hasInitial ? initial : 0;
+                            break;
+                        default:
+                            return Fail(ref run, FastErrorCode.D6, at);
+                    }
+
+                    if (!AddDelta(type, baseValue, delta, out value))
+                    {
+                        return Fail(ref run, FastErrorCode.D2, at);
+                    }
+
+                    prev.Int = value;
+                    prev.State = PreviousState.Assigned;
+                    prev.Type = type;
+                    return Present;
+                }
+
+            default:
+                return Fail(ref run, FastErrorCode.S2, pos);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool AddDelta(FastFieldType type, long baseValue, long delta, out long value)
+    {
+        if (type == FastFieldType.UInt64)
+        {
+            ulong b = (ulong)baseValue;
+            ulong r = b + (ulong)delta;
+            value = (long)r;
+            return delta >= 0 ? r >= b : r < b;
+        }
+
+        long sum = baseValue + delta;
+        value = sum;
+        if (((baseValue ^ sum) & (delta ^ sum)) < 0)
+        {
+            return false;
+        }
+
+        return type switch
+        {
+            FastFieldType.UInt32 => sum >= 0 && sum <= uint.MaxValue,
+            FastFieldType.Int32 => sum >= int.MinValue && sum <= int.MaxValue,
+            _ => true,
+        };
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ReadInt(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable, out long value)
+    {
+        int at = pos;
+        if (type is FastFieldType.UInt32 or FastFieldType.UInt64)
+        {
+            value = 0;
+            ulong u;
+            bool carry = false;
+            int p = pos;
+            if ((uint)p < (uint)data.Length && data[p] >= 0x80)
+            {
+                u = data[p] & 0x7FU;
+                pos = p + 1;
+            }
+            else if ((uint)(p + 1) < (uint)data.Length && data[p] != 0 && data[p + 1] >= 0x80)
+            {
+                u = ((ulong)data[p] << 7) | (data[p + 1] & 0x7FU);
+                pos = p + 2;
+            }
+            else
+            {
+                int next = run.SlowUnsigned(p, out u, out carry);
+                if (next < 0)
+                {
+                    return Failed;
+                }
+
+                pos = next;
+            }
+
+            if (nullable)
+            {
+                if (carry)
+                {
+                    if (type != FastFieldType.UInt64)
+                    {
+                        return Fail(ref run, FastErrorCode.D2, at);
+                    }
+
+                    value = -1;
+                    return Present;
+                }
+
+                if (u == 0)
+                {
+                    return Absent;
+                }
+
+                u--;
+            }
+            else if (carry)
+            {
+                return Fail(ref run, FastErrorCode.D2, at);
+            }
+
+            if (type == FastFieldType.UInt32 && u > uint.MaxValue)
+            {
+                return Fail(ref run, FastErrorCode.D2, at);
+            }
+
+            value = (long)u;
+            return Present;
+        }
+
+        int r = ReadSigned(ref run, data, ref pos, nullable, out value);
+        if (r == Present && type == FastFieldType.Int32 && (value < int.MinValue || value > int.MaxValue))
+        {
+            return Fail(ref run, FastErrorCode.D2, at);
+        }
+
+        return r;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int ReadSigned(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, bool nullable, out long value)
+    {
+        bool carry = false;
+        int p = pos;
+        if ((uint)p < (uint)data.Length && data[p] >= 0x80)
+        {
+            value = (long)((ulong)data[p] << 57) >> 57;
+            pos = p + 1;
+        }
+        else
+        {
+            int next = run.SlowSigned(p, out value, out carry);
+            if (next < 0)
+            {
+                return Failed;
+            }
+
+            pos = next;
+        }
+
+        if (nullable)
+        {
+            if (carry)
+            {
+                value = long.MaxValue;
+                return Present;
+            }
+
+            if (value == 0)
+            {
+                return Absent;
+            }
+
+            if (value > 0)
+            {
+                value--;
+            }
+        }
+        else if (carry)
+        {
+            return Fail(ref run, FastErrorCode.D2, p);
+        }
+
+        return Present;
+    }
+
+    private static int Fail(ref DecodeRun<FastMessageWriter> run, FastErrorCode code, int offset)
+    {
+        run.FailAt(code, offset);
+        return Failed;
+    }
+}

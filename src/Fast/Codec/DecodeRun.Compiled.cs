@@ -1,0 +1,97 @@
+using System.Runtime.CompilerServices;
+using RapidFix.Fast.Messages;
+using RapidFix.Fast.Templates;
+
+namespace RapidFix.Fast.Codec;
+
+/// <summary>State accessors for <see cref="CompiledOps"/>, which keep the hot state in the compiled method's locals.</summary>
+internal ref partial struct DecodeRun<THandler>
+{
+    internal int Position
+    {
+        readonly get => _pos;
+        set => _pos = value;
+    }
+
+    internal readonly ReadOnlySpan<byte> Data => _data;
+
+    internal readonly PreviousValue[] Dictionary => _dict;
+
+    internal readonly int MaxStringBytes => _decoder.Scratch.Length;
+
+    internal readonly byte[] DictionaryBytes(int slot) => _decoder.State.Bytes[slot]!;
+
+    internal FastMessage TargetMessage => Unsafe.As<THandler, FastMessageWriter>(ref _handler).Message;
+
+    /// <summary>The first value slot of the current scope (capacity was checked when the scope was reserved).</summary>
+    internal ref FastValue ScopeStart() => ref Unsafe.As<THandler, FastMessageWriter>(ref _handler).ScopeStart();
+
+    internal bool FailAt(FastErrorCode code, int offset) => Fail(code, offset);
+
+    /// <summary>An unsigned integer of 3 or more bytes at <paramref name="pos"/>: the new position, or -1 after recording the error.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal int SlowUnsigned(int pos, out ulong value, out bool carry)
+    {
+        _pos = pos;
+        return ReadUnsignedSlow(out value, out carry) ? _pos : -1;
+    }
+
+    /// <summary>A signed integer of 2 or more bytes at <paramref name="pos"/>: the new position, or -1 after recording the error.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal int SlowSigned(int pos, out long value, out bool carry)
+    {
+        _pos = pos;
+        return ReadSignedSlow(out value, out carry) ? _pos : -1;
+    }
+
+    /// <summary>One instruction by the interpreter, its presence bit already read (not for split decimals, which read two).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal bool InterpretWithBit(int fieldIndex, bool bit, int depth)
+    {
+        var f = _decoder.Templates.Fields[fieldIndex];
+        switch (f.Code)
+        {
+            case Opcode.Int:
+                {
+                    int r = IntOperator(f, bit, out long value);
+                    if (r == Present)
+                    {
+                        _handler.OnInteger(f, value);
+                    }
+                    else if (r == Absent)
+                    {
+                        _handler.OnAbsent(f);
+                    }
+
+                    return r != Failed;
+                }
+
+            case Opcode.Decimal:
+                {
+                    int r = DecimalOperator(f, bit, out long mantissa, out int exponent);
+                    if (r == Present)
+                    {
+                        _handler.OnDecimal(f, mantissa, exponent);
+                    }
+                    else if (r == Absent)
+                    {
+                        _handler.OnAbsent(f);
+                    }
+
+                    return r != Failed;
+                }
+
+            case Opcode.Ascii:
+            case Opcode.Bytes:
+                return BytesOperator(f, bit);
+            case Opcode.Sequence:
+                return Sequence(f, bit, depth);
+            case Opcode.Group:
+                return Group(f, bit, depth);
+            case Opcode.TemplateRef:
+                return depth < _decoder.MaxDepth ? Segment(f, depth + 1) : Fail(FastErrorCode.LimitExceeded, _pos);
+            default:
+                return Fail(FastErrorCode.S2, _pos);
+        }
+    }
+}

@@ -1,0 +1,48 @@
+using RapidFix.Fast.Messages;
+using RapidFix.Fast.Templates;
+using RapidFix.Pools.Phases;
+
+namespace RapidFix.Fast.Codec;
+
+/// <summary>
+/// Encodes <see cref="FastMessage"/>s to FAST 1.1. Owns the dictionaries of one stream (one encoder per stream, one
+/// thread). Writes minimal presence maps and the shortest integer and string forms, so that decoding a stream and
+/// encoding it again reproduces it byte for byte when the original encoder made the same (optimal) choices.
+/// Encoding allocates nothing; a destination that is too small is an error result.
+/// </summary>
+public sealed class FastEncoder
+{
+    internal readonly DictionaryState State;
+
+    /// <param name="templates">The compiled templates.</param>
+    /// <param name="phases">If given, creation is refused outside startup.</param>
+    public FastEncoder(FastTemplateRegistry templates, PhaseController? phases = null)
+    {
+        ArgumentNullException.ThrowIfNull(templates);
+        phases?.EnsureStartup("create a FAST encoder");
+        Templates = templates;
+        State = new DictionaryState(templates);
+    }
+
+    public FastTemplateRegistry Templates { get; }
+
+    /// <summary>Messages that failed to encode since creation.</summary>
+    public long Errors { get; private set; }
+
+    /// <summary>Resets every dictionary, as at the start of a stream.</summary>
+    public void Reset() => State.Reset();
+
+    /// <summary>Encodes <paramref name="message"/> at the start of <paramref name="destination"/>; the result's offset is the length written.</summary>
+    public FastResult Encode(FastMessage message, Span<byte> destination)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        var run = new EncodeRun(this, message, destination);
+        var result = run.Message();
+        if (!result.Ok)
+        {
+            Errors++;
+        }
+
+        return result;
+    }
+}

@@ -1,0 +1,38 @@
+using RapidFix.Engine.Fields;
+
+namespace RapidFix.Fast.Messages;
+
+/// <summary>
+/// A struct view of a <see cref="FastMessage"/> for generic hot paths: <c>Process&lt;FastMessageView&gt;(view)</c> gets
+/// code specialised for the struct, so every accessor call is direct (with the class itself, generic code is
+/// shared across reference types and calls go through interface dispatch).
+/// </summary>
+public readonly struct FastMessageView : IFieldAccessor
+{
+    private readonly FastMessage _message;
+
+    public FastMessageView(FastMessage message)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        _message = message;
+    }
+
+    public FastMessage Message => _message;
+
+    public ReadOnlySpan<byte> MsgType => _message.MsgType;
+
+    public bool Contains(FieldScope scope, int tag) => _message.Contains(scope, tag);
+
+    public bool TryGetText(FieldScope scope, int tag, out ReadOnlySpan<byte> value) => _message.TryGetText(scope, tag, out value);
+
+    public bool TryGetInt(FieldScope scope, int tag, out int value) => _message.TryGetInt(scope, tag, out value);
+
+    public bool TryGetLong(FieldScope scope, int tag, out long value) => _message.TryGetLong(scope, tag, out value);
+
+    public bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value) => _message.TryGetDecimal(scope, tag, out value);
+
+    public int GetGroupCount(FieldScope scope, int countTag) => _message.GetGroupCount(scope, countTag);
+
+    public bool TryGetGroupEntry(FieldScope scope, int countTag, int index, out FieldScope entry) =>
+        _message.TryGetGroupEntry(scope, countTag, index, out entry);
+}
