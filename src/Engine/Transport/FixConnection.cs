@@ -3,6 +3,7 @@ using RapidFix.Engine.Codec;
 using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
+using RapidFix.Pools.Diagnostics;
 
 namespace RapidFix.Engine.Transport;
 
@@ -34,6 +35,7 @@ public sealed class FixConnection : ISessionTransport
     private FixSession? _session;
     private int _pendingLength;
     private int _filled;
+    private long _readTimestamp;
     private volatile bool _closed;
     private DisconnectReason _reason;
 
@@ -164,10 +166,12 @@ public sealed class FixConnection : ISessionTransport
     {
         long lastTimer = Time.EngineClock.Timestamp;
         long timerTicks = System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros);
+        var threadStats = EngineThreads.Register();
         try
         {
             while (!_closed)
             {
+                threadStats.RefreshAllocatedBytes();
                 if (Volatile.Read(ref _pendingLength) > 0)
                 {
                     Flush();
@@ -248,6 +252,7 @@ public sealed class FixConnection : ISessionTransport
         }
 
         _filled += n;
+        _readTimestamp = EngineLatency.Start();
         int offset = 0;
         while (offset < _filled && !_closed)
         {
@@ -337,6 +342,7 @@ public sealed class FixConnection : ISessionTransport
         }
 
         session.OnMessage(_view);
+        EngineLatency.Stop(LatencyChannel.Receive, _readTimestamp);
     }
 
     private static bool Is(ReadOnlySpan<byte> msgType, byte type) => msgType.Length == 1 && msgType[0] == type;
