@@ -38,7 +38,7 @@ public sealed class EngineMonitor : IDisposable
     private readonly LatencyHistogram _scratch = new();
     private readonly LatencyHistogram[,] _totals = new LatencyHistogram[PhaseCount, ChannelCount];
     private readonly byte[] _encoded = new byte[MaxHistogramChars / 2];
-    private readonly char[] _encodedText = new char[MaxHistogramChars];
+    private readonly char[] _encodedText = new char[MaxHistogramChars + 1]; // + the terminating NUL
     private LatencyHistogram[][] _previous = [];  // per registered thread, per channel
     private long _lastEmitTimestamp;
     private long _intervals;
@@ -184,14 +184,15 @@ public sealed class EngineMonitor : IDisposable
                 Max = interval.Max,
                 Mean = (long)interval.Mean,
             };
-            int length = LatencyHistogramCodec.EncodeText(interval, _encoded, _encodedText);
+            int length = LatencyHistogramCodec.EncodeText(interval, _encoded, _encodedText.AsSpan(0, MaxHistogramChars));
             if (length < 0)
             {
                 Interlocked.Increment(ref _oversizedHistograms);
                 length = 0;
             }
 
-            log.WriteLatencySummary(in summary, new ReadOnlySpan<char>(_encodedText, 0, length));
+            _encodedText[length] = '\0';
+            log.WriteLatencySummary(in summary, new ReadOnlySpan<char>(_encodedText, 0, length + 1));
         }
 
         if (_counters is not null && log.IsEnabled())

@@ -230,6 +230,11 @@ public sealed class LatencyHistogram
             return (int)value;
         }
 
+        if (value < 0)
+        {
+            return 0;
+        }
+
         if (value > HighestTrackableValue)
         {
             value = HighestTrackableValue;

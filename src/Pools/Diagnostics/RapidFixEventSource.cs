@@ -217,23 +217,30 @@ public sealed class RapidFixEventSource : EventSource
             P50 = p50Nanoseconds, P90 = p90Nanoseconds, P99 = p99Nanoseconds, P999 = p999Nanoseconds, P9999 = p9999Nanoseconds,
             P99999 = p99999Nanoseconds, Max = maxNanoseconds, Mean = meanNanoseconds,
         };
-        WriteLatencySummary(in summary, histogram);
+        WriteLatencySummary(in summary, (histogram + "\0").AsSpan());
     }
 
-    /// <summary>Writes <see cref="LatencySummary"/> from a struct and the histogram text (allocation-free).</summary>
+    /// <summary>
+    /// Writes <see cref="LatencySummary"/> from a struct and the histogram text, which must end with a NUL character
+    /// (the engine keeps it in a pre-allocated buffer; a string field travels with its terminator). Allocation-free.
+    /// </summary>
     [NonEvent]
-    public unsafe void WriteLatencySummary(in LatencySummaryData s, ReadOnlySpan<char> histogram)
+    public unsafe void WriteLatencySummary(in LatencySummaryData s, ReadOnlySpan<char> histogramWithTerminator)
     {
         if (!IsEnabled(EventLevel.Informational, Keywords.Latency))
         {
             return;
         }
 
-        var copy = s;
-        char terminator = '\0';
-        fixed (char* text = histogram)
+        if (histogramWithTerminator.IsEmpty || histogramWithTerminator[^1] != '\0')
         {
-            EventData* d = stackalloc EventData[15];
+            ThrowNotTerminated();
+        }
+
+        var copy = s;
+        fixed (char* text = histogramWithTerminator)
+        {
+            EventData* d = stackalloc EventData[14];
             Set(d, 0, &copy.Channel, 4);
             Set(d, 1, &copy.Phase, 4);
             Set(d, 2, &copy.IntervalNanoseconds, 8);
@@ -247,12 +254,13 @@ public sealed class RapidFixEventSource : EventSource
             Set(d, 10, &copy.P99999, 8);
             Set(d, 11, &copy.Max, 8);
             Set(d, 12, &copy.Mean, 8);
-            // The string field: its characters, then the terminating NUL from a separate piece (the span has none).
-            Set(d, 13, text, histogram.Length * sizeof(char));
-            Set(d, 14, &terminator, sizeof(char));
-            Write(LatencySummaryId, 15, d);
+            Set(d, 13, text, histogramWithTerminator.Length * sizeof(char));
+            Write(LatencySummaryId, 14, d);
         }
     }
+
+    private static void ThrowNotTerminated() =>
+        throw new ArgumentException("The histogram text must end with a NUL character.", "histogramWithTerminator");
 
     /// <summary>Engine counters at the end of an interval.</summary>
     [Event(EngineCountersId, Level = EventLevel.Informational, Keywords = Keywords.Counters)]
