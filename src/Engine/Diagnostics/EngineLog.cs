@@ -178,6 +178,8 @@ public sealed class EngineLog : IDisposable
         _writer?.Join(TimeSpan.FromSeconds(2));
     }
 
+    // One call for the thread's life: compiled optimized at once, never moved by on-stack replacement (which allocates).
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void WriteLoop()
     {
         while (!_stopping)

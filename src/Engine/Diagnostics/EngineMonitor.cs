@@ -109,6 +109,8 @@ public sealed class EngineMonitor : IDisposable
         }
     }
 
+    // One call for the thread's life: compiled optimized at once, never moved by on-stack replacement (which allocates).
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
     private void Run()
     {
         long intervalTicks = (long)(_interval.TotalSeconds * Stopwatch.Frequency);

@@ -162,6 +162,9 @@ public sealed class FixConnection : ISessionTransport
         }
     }
 
+    // The connection's whole life is one call: compiled optimized at once, so that its loop is never moved to
+    // optimized code by on-stack replacement (which allocates) in the continuous phase.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void Run()
     {
         long lastTimer = Time.EngineClock.Timestamp;

@@ -208,6 +208,11 @@ public sealed class TraceAnalysis
         if (begin is null)
         {
             Verdict = Verdict.Inconclusive;
+            if (m.TruncationMessage is not null)
+            {
+                Reasons.Add(m.TruncationMessage);
+            }
+
             Reasons.Add(m.Markers.Count == 0
                 ? "no RapidFix phase markers in the trace: enable the 'RapidFix' provider (see docs/tracing.md)"
                 : "no continuous phase in the trace: the engine never called EnterContinuous while traced");

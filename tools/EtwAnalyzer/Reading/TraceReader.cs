@@ -21,6 +21,7 @@ public sealed class TraceReadException : Exception
 public static class TraceReader
 {
     private const string RapidFixProvider = RapidFixEventSource.ProviderName;
+    private const int EndOfStreamTag = 1;
 
     public static TraceModel Read(string path)
     {
@@ -87,9 +88,20 @@ public static class TraceReader
             }
         }
 
-        using var source = Open(() => new EventPipeEventSource(file.FullName), file.FullName);
-        Process(source, model);
-        model.EventsLost = source.EventsLost;
+        using (var source = Open(() => new EventPipeEventSource(file.FullName), file.FullName))
+        {
+            Process(source, model);
+            model.EventsLost = source.EventsLost;
+        }
+
+        // A finished nettrace stream ends with the serializer's end-of-stream tag (1). Without it the writer never
+        // finished: the process was killed, or the file was copied while being written or cut short.
+        using var tail = file.OpenRead();
+        tail.Seek(-1, SeekOrigin.End);
+        if (tail.ReadByte() != EndOfStreamTag && model.TruncationMessage is null)
+        {
+            model.TruncationMessage = $"the trace ends abruptly after {model.EventCount:N0} events (no end-of-stream marker: the traced process was killed, or the file is incomplete)";
+        }
     }
 
     private static T Open<T>(Func<T> open, string path)
