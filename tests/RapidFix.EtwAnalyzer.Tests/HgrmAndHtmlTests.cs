@@ -56,6 +56,16 @@ public sealed class HgrmAndHtmlTests
     }
 
     [Fact]
+    public void The_maximum_keeps_its_fraction_of_a_microsecond()
+    {
+        var h = new LatencyHistogram();
+        h.Record(856_063);
+        string text = HgrmWriter.Format(h);
+        Assert.Contains("#[Max     =      856.063,", text, StringComparison.Ordinal);
+        Assert.Contains("     856.063 1.000000000000          1", text, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public void The_html_page_is_self_contained_with_both_charts_and_the_verdict()
     {
         var m = new TraceModel { Path = "/tmp/run.nettrace", StartMs = 0, EndMs = 3000 };

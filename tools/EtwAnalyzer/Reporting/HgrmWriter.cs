@@ -62,7 +62,7 @@ public static class HgrmWriter
         }
 
         text.Append(inv, $"#[Mean    = {histogram.Mean / 1000,12:F3}, StdDeviation   = {histogram.StandardDeviation / 1000,12:F3}]\n");
-        text.Append(inv, $"#[Max     = {histogram.Max / 1000,12:F3}, Total count    = {histogram.TotalCount,12}]\n");
+        text.Append(inv, $"#[Max     = {histogram.Max / 1000.0,12:F3}, Total count    = {histogram.TotalCount,12}]\n");
         text.Append(inv, $"#[Buckets = {LatencyHistogram.BucketCount,12}, SubBuckets     = {1 << LatencyHistogram.SubBucketBits,12}]\n");
         return text.ToString();
     }

@@ -128,7 +128,7 @@ public static class HtmlReport
         for (double decade = yMin; decade <= yMax * 1.0001; decade *= 10)
         {
             svg.Append(Inv, $"<line x1=\"{Left}\" y1=\"{Y(decade):F1}\" x2=\"{Left + plotW:F1}\" y2=\"{Y(decade):F1}\" stroke=\"#ddd\"/>");
-            svg.Append(Inv, $"<text x=\"{Left - 6}\" y=\"{Y(decade) + 4:F1}\" text-anchor=\"end\">{decade.ToString("G4", Inv)}</text>\n");
+            svg.Append(Inv, $"<text x=\"{Left - 6}\" y=\"{Y(decade) + 4:F1}\" text-anchor=\"end\">{(decade >= 1 ? decade.ToString("N0", Inv) : decade.ToString("G3", Inv))}</text>\n");
         }
 
         foreach (var (x, label) in xTicks)
