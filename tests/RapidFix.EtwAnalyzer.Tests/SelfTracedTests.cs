@@ -45,6 +45,29 @@ public sealed class SelfTracedTests : IDisposable
         Assert.Contains(analysis.Reasons, r => r.Contains("garbage collection", StringComparison.Ordinal));
     }
 
+    [Fact]
+    public void An_etlx_converted_from_the_trace_gives_the_same_verdict()
+    {
+        string path = Path.Combine(_folder, "convert.nettrace");
+        using (var trace = new SelfTrace(path))
+        {
+            var phases = new PhaseController("self-etlx");
+            phases.EnterContinuous();
+            MakeGarbage();
+            phases.EnterShutdown();
+            trace.Stop();
+        }
+
+        string etlx = Microsoft.Diagnostics.Tracing.Etlx.TraceLog.CreateFromEventPipeDataFile(path, Path.Combine(_folder, "convert.etlx"));
+        var fromNettrace = TraceAnalysis.Analyze(TraceReader.Read(path));
+        var fromEtlx = TraceAnalysis.Analyze(TraceReader.Read(etlx));
+        Assert.Equal(Verdict.Fail, fromEtlx.Verdict);
+        Assert.Equal("self-etlx", fromEtlx.Engine);
+        Assert.Equal(fromNettrace.Continuous.Collections.Count, fromEtlx.Continuous.Collections.Count);
+        Assert.Equal(fromNettrace.Continuous.AllocationTicks.Count, fromEtlx.Continuous.AllocationTicks.Count);
+        Assert.Equal(fromNettrace.ProcessAllocatedBytes, fromEtlx.ProcessAllocatedBytes);
+    }
+
     private static void MakeGarbage()
     {
         object? keep = null;

@@ -8,7 +8,7 @@ namespace RapidFix.Benchmarks.Diagnostics;
 /// <summary>
 /// What tracing costs the hot paths: the latency hooks with recording off (no listener) and on, a histogram record,
 /// the allocated-bytes refresh of an engine thread, an event write when nobody listens, and the monitor's
-/// once-per-interval work (merge, percentiles, encoding).
+/// once-per-interval work (merge, percentiles, encoding) and a read of the engine's counters.
 /// </summary>
 [MemoryDiagnoser]
 public class TracingBenchmarks
@@ -20,6 +20,7 @@ public class TracingBenchmarks
     private readonly char[] _text = new char[LatencyHistogramCodec.MaxEncodedLength * 2];
     private EngineThreadStats _thread = null!;
     private EngineMonitor _monitor = null!;
+    private Engine.Hosting.EngineHost _host = null!;
     private long _value;
 
     [GlobalSetup]
@@ -33,10 +34,36 @@ public class TracingBenchmarks
         }
 
         _monitor = new EngineMonitor(new PhaseController("benchmark"), null, TimeSpan.FromHours(1));
+        // An engine with one listening session: enough to read every counter (sessions, pools, queues, threads, GC).
+        var settings = Engine.Configuration.SettingsFile.Parse("""
+            [DEFAULT]
+            ConnectionType=acceptor
+            SocketAcceptHost=127.0.0.1
+            SocketAcceptPort=0
+            StartTime=00:00:00
+            EndTime=00:00:00
+            StoreType=express
+            [SESSION]
+            BeginString=FIX.4.4
+            SenderCompID=BENCH
+            TargetCompID=PEER
+            """);
+        _host = Engine.Hosting.EngineHost.Start(settings, _ => new Engine.Sessions.FixApplicationBase());
     }
 
     [GlobalCleanup]
-    public void Cleanup() => _monitor.Dispose();
+    public void Cleanup()
+    {
+        _monitor.Dispose();
+        _host.Dispose();
+    }
+
+    [Benchmark(Description = "engine counters read")]
+    public long ReadCounters()
+    {
+        _host.ReadCounters(out var counters);
+        return counters.MessagesIn + counters.PoolsCapacity;
+    }
 
     [Benchmark(Baseline = true, Description = "latency hooks, no listener")]
     public void HooksWithoutListener()
