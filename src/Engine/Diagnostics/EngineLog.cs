@@ -1,4 +1,5 @@
 using System.Text;
+using RapidFix.Pools.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Validation;
 
@@ -64,6 +65,7 @@ public sealed class EngineLog : IDisposable
     private readonly byte[] _line = new byte[512];
     private readonly Thread? _writer;
     private byte[][] _sessionNames = [];
+    private string[] _sessionNameStrings = [];
     private long _head;
     private long _tail;
     private long _dropped;
@@ -103,14 +105,26 @@ public sealed class EngineLog : IDisposable
             var next = new byte[_sessionNames.Length + 1][];
             _sessionNames.CopyTo(next, 0);
             next[^1] = Encoding.ASCII.GetBytes(name);
+            var strings = new string[_sessionNameStrings.Length + 1];
+            _sessionNameStrings.CopyTo(strings, 0);
+            strings[^1] = name;
             _sessionNames = next;
+            _sessionNameStrings = strings;
             return next.Length - 1;
         }
     }
 
-    /// <summary>Records an event. Never blocks on I/O, never allocates.</summary>
+    /// <summary>
+    /// Records an event. Never blocks on I/O, never allocates. Session events (logon, logout, resend, reject,
+    /// disconnection) also go to the "RapidFix" event source when a trace listens, whatever the log level.
+    /// </summary>
     public void Write(LogLevel level, LogEvent ev, int session, long a = 0, long b = 0)
     {
+        if (RapidFixEventSource.Log.IsEnabled())
+        {
+            SessionEventTrace.Write(level, ev, session < 0 ? null : SessionName(session), a, b);
+        }
+
         if (level < MinimumLevel || _output is null)
         {
             return;
@@ -128,6 +142,13 @@ public sealed class EngineLog : IDisposable
             _ring[_head % _ring.Length] = new Entry(now, level, ev, session, a, b);
             _head++;
         }
+    }
+
+    /// <summary>The name a session registered with, or null for an unknown index.</summary>
+    public string? SessionName(int session)
+    {
+        var names = Volatile.Read(ref _sessionNameStrings);
+        return (uint)session < (uint)names.Length ? names[session] : null;
     }
 
     /// <summary>Writes what is queued and waits for the writer (shutdown, tests).</summary>
@@ -157,6 +178,8 @@ public sealed class EngineLog : IDisposable
         _writer?.Join(TimeSpan.FromSeconds(2));
     }
 
+    // One call for the thread's life: compiled optimized at once, never moved by on-stack replacement (which allocates).
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void WriteLoop()
     {
         while (!_stopping)

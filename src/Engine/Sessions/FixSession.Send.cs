@@ -4,6 +4,7 @@ using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Store;
 using RapidFix.Engine.Validation;
+using RapidFix.Pools.Diagnostics;
 
 namespace RapidFix.Engine.Sessions;
 
@@ -37,6 +38,7 @@ public sealed partial class FixSession
     /// <param name="extraHeader">Additional header fields (PossResend, OnBehalfOf/DeliverTo routing...), "tag=value&lt;SOH&gt;" each.</param>
     public SendResult Send(ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body, ReadOnlySpan<byte> extraHeader = default)
     {
+        long started = EngineLatency.Start();
         lock (_sync)
         {
             if (!IsLoggedOn || _transport is null)
@@ -53,6 +55,7 @@ public sealed partial class FixSession
                 _counters.ApplicationMessagesSent++;
             }
 
+            EngineLatency.Stop(LatencyChannel.Send, started);
             return result;
         }
     }

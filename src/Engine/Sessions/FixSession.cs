@@ -121,6 +121,12 @@ public sealed partial class FixSession
     /// <summary>True while a transport is bound to the session.</summary>
     public bool IsConnected => _transport is not null;
 
+    /// <summary>The bound transport, for the engine's counters (queue depths).</summary>
+    internal ISessionTransport? Transport => _transport;
+
+    /// <summary>Messages held ahead of a sequence gap (read without the lock: a recent value).</summary>
+    internal int InboundQueueDepth => _queue.Count;
+
     /// <summary>The heartbeat interval in force (the counterparty's for an acceptor).</summary>
     public int HeartBtInt => _heartBtInt;
 

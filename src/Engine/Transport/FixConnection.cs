@@ -3,6 +3,7 @@ using RapidFix.Engine.Codec;
 using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
+using RapidFix.Pools.Diagnostics;
 
 namespace RapidFix.Engine.Transport;
 
@@ -35,6 +36,7 @@ public sealed class FixConnection : ISessionTransport
     private int _pendingLength;
     private int _filled;
     private long _threadAllocatedBytes;
+    private long _readTimestamp;
     private volatile bool _closed;
     private DisconnectReason _reason;
 
@@ -167,14 +169,19 @@ public sealed class FixConnection : ISessionTransport
         }
     }
 
+    // The connection's whole life is one call: compiled optimized at once, so that its loop is never moved to
+    // optimized code by on-stack replacement (which allocates) in the continuous phase.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void Run()
     {
         long lastTimer = Time.EngineClock.Timestamp;
         long timerTicks = System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros);
+        var threadStats = EngineThreads.Register();
         try
         {
             while (!_closed)
             {
+                threadStats.RefreshAllocatedBytes();
                 if (Volatile.Read(ref _pendingLength) > 0)
                 {
                     Flush();
@@ -257,6 +264,7 @@ public sealed class FixConnection : ISessionTransport
         }
 
         _filled += n;
+        _readTimestamp = EngineLatency.Start();
         int offset = 0;
         while (offset < _filled && !_closed)
         {
@@ -350,6 +358,7 @@ public sealed class FixConnection : ISessionTransport
         }
 
         session.OnMessage(_view);
+        EngineLatency.Stop(LatencyChannel.Receive, _readTimestamp);
     }
 
     private static bool Is(ReadOnlySpan<byte> msgType, byte type) => msgType.Length == 1 && msgType[0] == type;

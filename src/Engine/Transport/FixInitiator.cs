@@ -46,6 +46,7 @@ public sealed class FixInitiator : IDisposable
 
     public void Start() => _thread.Start();
 
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)] // no on-stack replacement later
     private void Run()
     {
         int endpoint = 0;

@@ -17,6 +17,12 @@ public readonly record struct ContinuousPhaseReport(
     bool NoGcRegionRequested,
     bool NoGcRegionHeld)
 {
+    /// <summary>
+    /// Bytes allocated during the phase by the registered engine threads (<see cref="Diagnostics.EngineThreads"/>),
+    /// from their counters at the phase boundaries (each thread refreshes its counter once per turn of its loop).
+    /// </summary>
+    public long EngineThreadsAllocatedBytes { get; init; }
+
     /// <summary>True when the process collected no garbage during the continuous phase.</summary>
     public bool NoGarbageCollections => Gen0Collections == 0 && Gen1Collections == 0 && Gen2Collections == 0;
 }

@@ -22,8 +22,11 @@ public sealed class PhaseController
     private IPhaseObserver[] _observers = [];
     private volatile int _phase = (int)EnginePhase.Startup;
 
+    private readonly long _startupTimestamp;
     private long _continuousStartTimestamp;
+    private long _shutdownStartTimestamp;
     private long _continuousStartAllocatedBytes;
+    private long _continuousStartEngineThreadsBytes;
     private int _continuousStartGen0;
     private int _continuousStartGen1;
     private int _continuousStartGen2;
@@ -33,6 +36,8 @@ public sealed class PhaseController
     {
         Name = name;
         Pools = new PoolRegistry();
+        _startupTimestamp = Stopwatch.GetTimestamp();
+        RapidFixEventSource.Log.StartupBegin(name);
     }
 
     /// <summary>A name used in log lines and traces.</summary>
@@ -113,7 +118,14 @@ public sealed class PhaseController
             _continuousStartGen0 = GC.CollectionCount(0);
             _continuousStartGen1 = GC.CollectionCount(1);
             _continuousStartGen2 = GC.CollectionCount(2);
+            // The precise count briefly suspends the runtime: done here, before the continuous marker.
             _continuousStartAllocatedBytes = GC.GetTotalAllocatedBytes(precise: true);
+            EngineThreads.RefreshCurrentThread();
+            _continuousStartEngineThreadsBytes = EngineThreads.TotalAllocatedBytes;
+            var log = RapidFixEventSource.Log;
+            log.StartupEnd(Name, EngineLatencyNanoseconds(_startupTimestamp));
+            log.ContinuousBegin(Name, _continuousStartAllocatedBytes, _continuousStartEngineThreadsBytes,
+                _continuousStartGen0, _continuousStartGen1, _continuousStartGen2, regionStarted);
             _continuousStartTimestamp = Stopwatch.GetTimestamp();
             _phase = (int)EnginePhase.Continuous;
             Notify(EnginePhase.Startup, EnginePhase.Continuous);
@@ -138,7 +150,12 @@ public sealed class PhaseController
             ContinuousPhaseReport report = default;
             if (from == EnginePhase.Continuous)
             {
+                // The marker first: what follows (the precise allocation count suspends the runtime) is not the phase's.
+                RapidFixEventSource.Log.ContinuousEnd(Name);
+
                 // Read the counters before anything here allocates.
+                EngineThreads.RefreshCurrentThread();
+                long engineThreads = EngineThreads.TotalAllocatedBytes - _continuousStartEngineThreadsBytes;
                 long allocated = GC.GetTotalAllocatedBytes(precise: true) - _continuousStartAllocatedBytes;
                 int gen0 = GC.CollectionCount(0) - _continuousStartGen0;
                 int gen1 = GC.CollectionCount(1) - _continuousStartGen1;
@@ -162,15 +179,44 @@ public sealed class PhaseController
                     }
                 }
 
-                report = new ContinuousPhaseReport(duration, gen0, gen1, gen2, allocated, _noGcRegionRequested, held);
+                report = new ContinuousPhaseReport(duration, gen0, gen1, gen2, allocated, _noGcRegionRequested, held)
+                {
+                    EngineThreadsAllocatedBytes = engineThreads,
+                };
                 LastReport = report;
+                RapidFixEventSource.Log.ContinuousReport(Name, (long)duration.TotalNanoseconds, gen0, gen1, gen2, allocated, engineThreads,
+                    _noGcRegionRequested, held);
             }
 
+            _shutdownStartTimestamp = Stopwatch.GetTimestamp();
+            RapidFixEventSource.Log.ShutdownBegin(Name);
             _phase = (int)EnginePhase.Shutdown;
             Notify(from, EnginePhase.Shutdown);
             return report;
         }
     }
+
+    /// <summary>
+    /// Marks the end of shutdown in the trace (pools released, the process about to exit or start over). Optional:
+    /// without it a trace's shutdown phase runs to the end of the trace.
+    /// </summary>
+    public void CompleteShutdown()
+    {
+        lock (_gate)
+        {
+            if (Phase != EnginePhase.Shutdown)
+            {
+                ThrowNotShutdown();
+            }
+
+            RapidFixEventSource.Log.ShutdownEnd(Name, EngineLatencyNanoseconds(_shutdownStartTimestamp));
+        }
+    }
+
+    private static long EngineLatencyNanoseconds(long since) => (long)Stopwatch.GetElapsedTime(since).TotalNanoseconds;
+
+    private void ThrowNotShutdown() =>
+        throw new PhaseViolationException($"Cannot complete the shutdown of '{Name}' in the {Phase} phase: call EnterShutdown first.");
 
     private void Notify(EnginePhase from, EnginePhase to)
     {

@@ -1,0 +1,376 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Diagnostics.Tracing;
+using System.Runtime.CompilerServices;
+
+namespace RapidFix.Pools.Diagnostics;
+
+/// <summary>
+/// RapidFix's events, provider name "RapidFix": phase markers, session events and periodic latency and counter
+/// summaries (never one event per message). Every event is written with <see cref="EventSource.WriteEventCore"/>
+/// over stack data: nothing is allocated when an EventPipe or ETW session listens, and when nobody listens each
+/// call returns after one enabled check. (An in-process <see cref="EventListener"/> allocates per event by design:
+/// use it in tests only.)
+/// </summary>
+/// <remarks>
+/// The public <c>[Event]</c> methods define the manifest and are convenient in tests; engine code calls the
+/// <c>Write*</c> methods, which take spans and write the same payloads.
+/// </remarks>
+[EventSource(Name = ProviderName)]
+public sealed class RapidFixEventSource : EventSource
+{
+    /// <summary>The provider name to enable: "RapidFix".</summary>
+    public const string ProviderName = "RapidFix";
+
+    public const int StartupBeginId = 1;
+    public const int StartupEndId = 2;
+    public const int ContinuousBeginId = 3;
+    public const int ContinuousEndId = 4;
+    public const int ContinuousReportId = 5;
+    public const int ShutdownBeginId = 6;
+    public const int ShutdownEndId = 7;
+    public const int WarmUpEndId = 8;
+    public const int SessionLogonId = 10;
+    public const int SessionLogoutId = 11;
+    public const int SessionResendRequestId = 12;
+    public const int SessionRejectId = 13;
+    public const int SessionDisconnectedId = 14;
+    public const int LatencySummaryId = 20;
+    public const int EngineCountersId = 21;
+
+    /// <summary>The single instance.</summary>
+    public static readonly RapidFixEventSource Log = new();
+
+    private RapidFixEventSource()
+    {
+    }
+
+    /// <summary>Keyword groups, to enable only part of the events.</summary>
+    public static class Keywords
+    {
+        public const EventKeywords Phases = (EventKeywords)0x1;
+        public const EventKeywords Sessions = (EventKeywords)0x2;
+        public const EventKeywords Latency = (EventKeywords)0x4;
+        public const EventKeywords Counters = (EventKeywords)0x8;
+    }
+
+    /// <summary>Direction of a session event.</summary>
+    public enum Direction
+    {
+        Received = 0,
+        Sent = 1,
+    }
+
+    // ---- Phase markers ----
+
+    [Event(StartupBeginId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: startup begins")]
+    public void StartupBegin(string engine) => WritePhase(StartupBeginId, engine);
+
+    [Event(StartupEndId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: startup ends after {1} ns")]
+    public void StartupEnd(string engine, long startupNanoseconds) => WritePhase(StartupEndId, engine, startupNanoseconds);
+
+    [Event(ContinuousBeginId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: continuous phase begins")]
+    public unsafe void ContinuousBegin(string engine, long processAllocatedBytes, long engineThreadsAllocatedBytes, int gen0Collections, int gen1Collections, int gen2Collections, bool noGcRegion)
+    {
+        if (!IsEnabled(EventLevel.Informational, Keywords.Phases))
+        {
+            return;
+        }
+
+        int region = noGcRegion ? 1 : 0;
+        fixed (char* name = engine)
+        {
+            EventData* d = stackalloc EventData[7];
+            SetString(d, 0, name, engine);
+            Set(d, 1, &processAllocatedBytes, 8);
+            Set(d, 2, &engineThreadsAllocatedBytes, 8);
+            Set(d, 3, &gen0Collections, 4);
+            Set(d, 4, &gen1Collections, 4);
+            Set(d, 5, &gen2Collections, 4);
+            Set(d, 6, &region, 4);
+            Write(ContinuousBeginId, 7, d);
+        }
+    }
+
+    [Event(ContinuousEndId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: continuous phase ends")]
+    public void ContinuousEnd(string engine) => WritePhase(ContinuousEndId, engine);
+
+    [Event(ContinuousReportId, Level = EventLevel.Informational, Keywords = Keywords.Phases,
+        Message = "{0}: continuous phase lasted {1} ns; collections {2}/{3}/{4}; {5} bytes allocated by the process, {6} by engine threads")]
+    public unsafe void ContinuousReport(string engine, long durationNanoseconds, int gen0Collections, int gen1Collections, int gen2Collections,
+        long processAllocatedBytes, long engineThreadsAllocatedBytes, bool noGcRegionRequested, bool noGcRegionHeld)
+    {
+        if (!IsEnabled(EventLevel.Informational, Keywords.Phases))
+        {
+            return;
+        }
+
+        int requested = noGcRegionRequested ? 1 : 0;
+        int held = noGcRegionHeld ? 1 : 0;
+        fixed (char* name = engine)
+        {
+            EventData* d = stackalloc EventData[9];
+            SetString(d, 0, name, engine);
+            Set(d, 1, &durationNanoseconds, 8);
+            Set(d, 2, &gen0Collections, 4);
+            Set(d, 3, &gen1Collections, 4);
+            Set(d, 4, &gen2Collections, 4);
+            Set(d, 5, &processAllocatedBytes, 8);
+            Set(d, 6, &engineThreadsAllocatedBytes, 8);
+            Set(d, 7, &requested, 4);
+            Set(d, 8, &held, 4);
+            Write(ContinuousReportId, 9, d);
+        }
+    }
+
+    [Event(ShutdownBeginId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: shutdown begins")]
+    public void ShutdownBegin(string engine) => WritePhase(ShutdownBeginId, engine);
+
+    [Event(ShutdownEndId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: shutdown ends after {1} ns")]
+    public void ShutdownEnd(string engine, long shutdownNanoseconds) => WritePhase(ShutdownEndId, engine, shutdownNanoseconds);
+
+    [Event(WarmUpEndId, Level = EventLevel.Informational, Keywords = Keywords.Phases,
+        Message = "{0}: warm-up took {1} ns, {2} rounds, {3} methods compiled, settled {4}")]
+    public unsafe void WarmUpEnd(string engine, long warmUpNanoseconds, int rounds, int methodsCompiled, bool settled)
+    {
+        if (!IsEnabled(EventLevel.Informational, Keywords.Phases))
+        {
+            return;
+        }
+
+        int settledValue = settled ? 1 : 0;
+        fixed (char* name = engine)
+        {
+            EventData* d = stackalloc EventData[5];
+            SetString(d, 0, name, engine);
+            Set(d, 1, &warmUpNanoseconds, 8);
+            Set(d, 2, &rounds, 4);
+            Set(d, 3, &methodsCompiled, 4);
+            Set(d, 4, &settledValue, 4);
+            Write(WarmUpEndId, 5, d);
+        }
+    }
+
+    // ---- Session events ----
+
+    [Event(SessionLogonId, Level = EventLevel.Informational, Keywords = Keywords.Sessions, Message = "{0}: Logon {1}, MsgSeqNum {2}")]
+    public void SessionLogon(string session, Direction direction, long msgSeqNum) => WriteSession(SessionLogonId, session, (int)direction, msgSeqNum);
+
+    [Event(SessionLogoutId, Level = EventLevel.Informational, Keywords = Keywords.Sessions, Message = "{0}: Logout {1}, MsgSeqNum {2}")]
+    public void SessionLogout(string session, Direction direction, long msgSeqNum) => WriteSession(SessionLogoutId, session, (int)direction, msgSeqNum);
+
+    [Event(SessionResendRequestId, Level = EventLevel.Informational, Keywords = Keywords.Sessions, Message = "{0}: ResendRequest {1}, {2} to {3}")]
+    public void SessionResendRequest(string session, Direction direction, long beginSeqNo, long endSeqNo) =>
+        WriteSession(SessionResendRequestId, session, (int)direction, beginSeqNo, endSeqNo);
+
+    /// <param name="session">The session's identity.</param>
+    /// <param name="business">0 for a session-level Reject, 1 for a BusinessMessageReject.</param>
+    /// <param name="reason">SessionRejectReason or BusinessRejectReason.</param>
+    /// <param name="reference">RefTagID of a Reject, RefSeqNum of a BusinessMessageReject.</param>
+    [Event(SessionRejectId, Level = EventLevel.Warning, Keywords = Keywords.Sessions, Message = "{0}: Reject sent (business {1}), reason {2}, reference {3}")]
+    public void SessionReject(string session, int business, long reason, long reference) => WriteSession(SessionRejectId, session, business, reason, reference);
+
+    [Event(SessionDisconnectedId, Level = EventLevel.Informational, Keywords = Keywords.Sessions, Message = "{0}: disconnected, reason {1}")]
+    public void SessionDisconnected(string session, int reason) => WriteSession(SessionDisconnectedId, session, reason);
+
+    /// <summary>Writes one of the session events by id (the payload is the session name, an int and up to two longs as declared).</summary>
+    [NonEvent]
+    public unsafe void WriteSession(int eventId, string session, int value, long a = 0, long b = 0)
+    {
+        if (!IsEnabled(eventId == SessionRejectId ? EventLevel.Warning : EventLevel.Informational, Keywords.Sessions))
+        {
+            return;
+        }
+
+        int count = eventId switch
+        {
+            SessionDisconnectedId => 2,
+            SessionLogonId or SessionLogoutId => 3,
+            _ => 4,
+        };
+        fixed (char* name = session)
+        {
+            EventData* d = stackalloc EventData[4];
+            SetString(d, 0, name, session);
+            Set(d, 1, &value, 4);
+            Set(d, 2, &a, 8);
+            Set(d, 3, &b, 8);
+            Write(eventId, count, d);
+        }
+    }
+
+    // ---- Summaries ----
+
+    /// <summary>
+    /// Latency of one channel over one interval. <paramref name="histogram"/> is the interval's histogram in
+    /// <see cref="LatencyHistogramCodec"/>'s text form, so a reader can merge intervals into exact distributions.
+    /// </summary>
+    [Event(LatencySummaryId, Level = EventLevel.Informational, Keywords = Keywords.Latency,
+        Message = "{0} latency over {2} ns: {3} values, p50 {5} ns, p99 {7} ns, p99.99 {9} ns, max {11} ns")]
+    public void LatencySummary(int channel, int phase, long intervalNanoseconds, long count, long minNanoseconds, long p50Nanoseconds,
+        long p90Nanoseconds, long p99Nanoseconds, long p999Nanoseconds, long p9999Nanoseconds, long p99999Nanoseconds,
+        long maxNanoseconds, long meanNanoseconds, string histogram)
+    {
+        ArgumentNullException.ThrowIfNull(histogram);
+        var summary = new LatencySummaryData
+        {
+            Channel = channel, Phase = phase, IntervalNanoseconds = intervalNanoseconds, Count = count, Min = minNanoseconds,
+            P50 = p50Nanoseconds, P90 = p90Nanoseconds, P99 = p99Nanoseconds, P999 = p999Nanoseconds, P9999 = p9999Nanoseconds,
+            P99999 = p99999Nanoseconds, Max = maxNanoseconds, Mean = meanNanoseconds,
+        };
+        WriteLatencySummary(in summary, (histogram + "\0").AsSpan());
+    }
+
+    /// <summary>
+    /// Writes <see cref="LatencySummary"/> from a struct and the histogram text, which must end with a NUL character
+    /// (the engine keeps it in a pre-allocated buffer; a string field travels with its terminator). Allocation-free.
+    /// </summary>
+    [NonEvent]
+    public unsafe void WriteLatencySummary(in LatencySummaryData s, ReadOnlySpan<char> histogramWithTerminator)
+    {
+        if (!IsEnabled(EventLevel.Informational, Keywords.Latency))
+        {
+            return;
+        }
+
+        if (histogramWithTerminator.IsEmpty || histogramWithTerminator[^1] != '\0')
+        {
+            ThrowNotTerminated();
+        }
+
+        var copy = s;
+        fixed (char* text = histogramWithTerminator)
+        {
+            EventData* d = stackalloc EventData[14];
+            Set(d, 0, &copy.Channel, 4);
+            Set(d, 1, &copy.Phase, 4);
+            Set(d, 2, &copy.IntervalNanoseconds, 8);
+            Set(d, 3, &copy.Count, 8);
+            Set(d, 4, &copy.Min, 8);
+            Set(d, 5, &copy.P50, 8);
+            Set(d, 6, &copy.P90, 8);
+            Set(d, 7, &copy.P99, 8);
+            Set(d, 8, &copy.P999, 8);
+            Set(d, 9, &copy.P9999, 8);
+            Set(d, 10, &copy.P99999, 8);
+            Set(d, 11, &copy.Max, 8);
+            Set(d, 12, &copy.Mean, 8);
+            Set(d, 13, text, histogramWithTerminator.Length * sizeof(char));
+            Write(LatencySummaryId, 14, d);
+        }
+    }
+
+    private static void ThrowNotTerminated() =>
+        throw new ArgumentException("The histogram text must end with a NUL character.", "histogramWithTerminator");
+
+    /// <summary>Engine counters at the end of an interval.</summary>
+    [Event(EngineCountersId, Level = EventLevel.Informational, Keywords = Keywords.Counters)]
+    public void EngineCounters(long messagesIn, long messagesOut, int poolsInUse, int poolsCapacity, long poolRentFailures,
+        int inboundQueueDepth, long outboundPendingBytes, long engineThreadsAllocatedBytes, long processAllocatedBytes,
+        int gen0Collections, int gen1Collections, int gen2Collections)
+    {
+        var c = new EngineCountersData
+        {
+            MessagesIn = messagesIn, MessagesOut = messagesOut, PoolsInUse = poolsInUse, PoolsCapacity = poolsCapacity,
+            PoolRentFailures = poolRentFailures, InboundQueueDepth = inboundQueueDepth, OutboundPendingBytes = outboundPendingBytes,
+            EngineThreadsAllocatedBytes = engineThreadsAllocatedBytes, ProcessAllocatedBytes = processAllocatedBytes,
+            Gen0Collections = gen0Collections, Gen1Collections = gen1Collections, Gen2Collections = gen2Collections,
+        };
+        WriteEngineCounters(in c);
+    }
+
+    /// <summary>Writes <see cref="EngineCounters"/> from a struct (allocation-free).</summary>
+    [NonEvent]
+    public unsafe void WriteEngineCounters(in EngineCountersData c)
+    {
+        if (!IsEnabled(EventLevel.Informational, Keywords.Counters))
+        {
+            return;
+        }
+
+        var copy = c;
+        EventData* d = stackalloc EventData[12];
+        Set(d, 0, &copy.MessagesIn, 8);
+        Set(d, 1, &copy.MessagesOut, 8);
+        Set(d, 2, &copy.PoolsInUse, 4);
+        Set(d, 3, &copy.PoolsCapacity, 4);
+        Set(d, 4, &copy.PoolRentFailures, 8);
+        Set(d, 5, &copy.InboundQueueDepth, 4);
+        Set(d, 6, &copy.OutboundPendingBytes, 8);
+        Set(d, 7, &copy.EngineThreadsAllocatedBytes, 8);
+        Set(d, 8, &copy.ProcessAllocatedBytes, 8);
+        Set(d, 9, &copy.Gen0Collections, 4);
+        Set(d, 10, &copy.Gen1Collections, 4);
+        Set(d, 11, &copy.Gen2Collections, 4);
+        Write(EngineCountersId, 12, d);
+    }
+
+    // ---- Helpers ----
+
+    [NonEvent]
+    private unsafe void WritePhase(int eventId, string engine, long value = 0)
+    {
+        if (!IsEnabled(EventLevel.Informational, Keywords.Phases))
+        {
+            return;
+        }
+
+        fixed (char* name = engine)
+        {
+            EventData* d = stackalloc EventData[2];
+            SetString(d, 0, name, engine);
+            Set(d, 1, &value, 8);
+            Write(eventId, eventId is StartupEndId or ShutdownEndId ? 2 : 1, d);
+        }
+    }
+
+    // Every payload is primitives, strings and byte spans: nothing for the trimmer to lose.
+    [UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "Payloads are primitive values written from stack memory.")]
+    [NonEvent]
+    private unsafe void Write(int eventId, int count, EventData* data) => WriteEventCore(eventId, count, data);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static unsafe void Set(EventData* data, int index, void* pointer, int size)
+    {
+        data[index].DataPointer = (IntPtr)pointer;
+        data[index].Size = size;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static unsafe void SetString(EventData* data, int index, char* chars, string value) =>
+        Set(data, index, chars, (value.Length + 1) * sizeof(char)); // with the terminating NUL
+}
+
+/// <summary>The payload of <see cref="RapidFixEventSource.LatencySummary"/>, all durations in nanoseconds.</summary>
+public struct LatencySummaryData
+{
+    public int Channel;
+    public int Phase;
+    public long IntervalNanoseconds;
+    public long Count;
+    public long Min;
+    public long P50;
+    public long P90;
+    public long P99;
+    public long P999;
+    public long P9999;
+    public long P99999;
+    public long Max;
+    public long Mean;
+}
+
+/// <summary>The payload of <see cref="RapidFixEventSource.EngineCounters"/>.</summary>
+public struct EngineCountersData
+{
+    public long MessagesIn;
+    public long MessagesOut;
+    public int PoolsInUse;
+    public int PoolsCapacity;
+    public long PoolRentFailures;
+    public int InboundQueueDepth;
+    public long OutboundPendingBytes;
+    public long EngineThreadsAllocatedBytes;
+    public long ProcessAllocatedBytes;
+    public int Gen0Collections;
+    public int Gen1Collections;
+    public int Gen2Collections;
+}
