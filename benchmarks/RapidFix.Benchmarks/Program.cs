@@ -7,6 +7,12 @@ public static class Program
 {
     public static int Main(string[] args)
     {
+        if (args.Length > 0 && args[0] == "--roundtrip")
+        {
+            // Round-trip latency percentiles (not a BenchmarkDotNet run): see docs/performance.md.
+            return Sessions.RoundTripLatency.Run(args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 100_000, Console.Out);
+        }
+
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.Create());
         return summaries.Any(s => s.HasCriticalValidationErrors) ? 1 : 0;
     }

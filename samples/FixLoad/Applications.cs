@@ -56,14 +56,14 @@ internal sealed class OrderClient : FixApplicationBase
         int n = 1 + FixValue.FormatLong(orderNumber, id.Slice(1));
         body.Add(Tags.ClOrdID, id.Slice(0, n));
         body.Add(1, "ACCT-778"u8);
-        body.Add(21, (byte)'1');
+        body.AddChar(21, (byte)'1');
         body.Add(Tags.Symbol, "MSFT"u8);
-        body.Add(Tags.Side, (byte)'1');
+        body.AddChar(Tags.Side, (byte)'1');
         body.AddTimestamp(60, EngineClock.Shared.UtcNowNanos);
         body.Add(Tags.OrderQty, 100L);
-        body.Add(40, (byte)'2');
+        body.AddChar(40, (byte)'2');
         body.Add(Tags.Price, LimitPrice);
-        body.Add(59, (byte)'0');
+        body.AddChar(59, (byte)'0');
         var result = body.Overflowed ? SendResult.TooLarge : Session.Send("D"u8, body.Written);
         buffers.Return(buffer);
         if (result != SendResult.Sent)
@@ -171,10 +171,10 @@ internal sealed class OrderMatcher : FixApplicationBase
         body.Add(Tags.ClOrdID, clOrdId);
         id[0] = (byte)'E';
         body.Add(Tags.ExecID, id.Slice(0, n));
-        body.Add(150, (byte)'F');
-        body.Add(39, (byte)'2');
+        body.AddChar(150, (byte)'F');
+        body.AddChar(39, (byte)'2');
         body.Add(Tags.Symbol, symbol);
-        body.Add(Tags.Side, side);
+        body.AddChar(Tags.Side, side);
         body.Add(Tags.OrderQty, quantity);
         body.Add(32, quantity);
         body.Add(31, price);

@@ -76,9 +76,9 @@ namespace RapidFix.Samples.FixLoad
             {
                 for (int i = 0; i < options.WarmUpBurst; i++)
                 {
-                    while (client.Outstanding >= 256)
+                    if (client.Outstanding >= 256 && !WaitForFills(client, TimeSpan.FromSeconds(10), throwOnTimeout: false) && client.Outstanding >= 256)
                     {
-                        Thread.Yield();
+                        throw new TimeoutException($"{client.Outstanding} warm-up orders unanswered after 10 s: is the acceptor rejecting them? (see --log)");
                     }
 
                     if (!client.SendOrder(++orderNumber))

@@ -96,6 +96,13 @@ public sealed class FixEncoder
         _pos = at + n + 1;
     }
 
+    /// <summary>
+    /// Not a method to call: a byte (or a small constant) would otherwise bind to <c>Add(int, long)</c> and be written as
+    /// a number. Use <see cref="AddChar"/> for a single character, or pass a <c>long</c> for a number.
+    /// </summary>
+    [Obsolete("Ambiguous: use AddChar(tag, (byte)'X') for a CHAR value, or Add(tag, 0L) for a number.", error: true)]
+    public void Add(int tag, byte value) => AddChar(tag, value);
+
     /// <summary>Adds a CHAR field.</summary>
     public void AddChar(int tag, byte value)
     {

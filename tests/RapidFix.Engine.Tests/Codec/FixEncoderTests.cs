@@ -78,7 +78,7 @@ public sealed class FixEncoderTests
         buffer.AsSpan(100).Fill(0xAA);
         encoder.Begin(buffer, 0, 100, "FIX.4.4"u8, "B"u8);
         encoder.Add(148, Encoding.ASCII.GetBytes(new string('x', 200)));
-        encoder.Add(Tags.MsgSeqNum, 1);
+        encoder.Add(Tags.MsgSeqNum, 1L);
         Assert.True(encoder.Overflowed);
         Assert.False(encoder.Finish(out _));
         Assert.All(buffer[100..], b => Assert.Equal(0xAA, b));

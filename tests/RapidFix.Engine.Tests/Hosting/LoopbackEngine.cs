@@ -119,10 +119,10 @@ internal sealed class Buyer : FixApplicationBase
         var body = new FixBodyWriter(_body);
         body.Add(Tags.ClOrdID, _sent + 1);
         body.Add(Tags.Symbol, "MSFT"u8);
-        body.Add(Tags.Side, (byte)'1');
+        body.AddChar(Tags.Side, (byte)'1');
         body.AddTimestamp(60, Time.EngineClock.Shared.UtcNowNanos);
         body.Add(Tags.OrderQty, 100L);
-        body.Add(40, (byte)'1');
+        body.AddChar(40, (byte)'1');
         if (Session.Send("D"u8, body.Written) != SendResult.Sent)
         {
             return false;
@@ -155,10 +155,10 @@ internal sealed class Seller : FixApplicationBase
         body.Add(Tags.OrderID, ++_executions);
         body.Add(Tags.ClOrdID, clOrdId);
         body.Add(Tags.ExecID, _executions);
-        body.Add(150, (byte)'F');
-        body.Add(39, (byte)'2');
+        body.AddChar(150, (byte)'F');
+        body.AddChar(39, (byte)'2');
         body.Add(Tags.Symbol, "MSFT"u8);
-        body.Add(Tags.Side, (byte)'1');
+        body.AddChar(Tags.Side, (byte)'1');
         body.Add(151, 0L);
         body.Add(14, quantity);
         body.Add(6, 0L);

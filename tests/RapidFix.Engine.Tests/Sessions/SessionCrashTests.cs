@@ -220,7 +220,7 @@ public sealed class SessionCrashTests : IDisposable
             body.Add(Tags.Symbol, "MSFT"u8);
             body.AddChar(Tags.Side, (byte)'1');
             body.AddTimestamp(Tags.TransactTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
-            body.Add(Tags.OrderQty, 100);
+            body.Add(Tags.OrderQty, 100L);
             body.AddChar(Tags.OrdType, (byte)'1');
             return session.Send("D"u8, body.Written);
         }

@@ -198,12 +198,12 @@ public sealed class SessionEndToEndTests
         var encoder = new FixEncoder();
         var buffer = new byte[512];
         encoder.Begin(buffer, 0, buffer.Length, "FIX.4.4"u8, "A"u8);
-        encoder.Add(Tags.MsgSeqNum, 1);
+        encoder.Add(Tags.MsgSeqNum, 1L);
         encoder.Add(Tags.SenderCompID, "EXEC"u8);
         encoder.AddTimestamp(Tags.SendingTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
         encoder.Add(Tags.TargetCompID, "CLIENT"u8);
         encoder.AddChar(Tags.EncryptMethod, (byte)'0');
-        encoder.Add(Tags.HeartBtInt, 30);
+        encoder.Add(Tags.HeartBtInt, 30L);
         Assert.True(encoder.Finish(out var reply));
         server.Send(reply.Span);
         SessionHarness.WaitUntil(() => session.IsLoggedOn, "logon");

@@ -121,7 +121,7 @@ internal sealed class ExecutingApplication : FixApplicationBase
         body.Add(Tags.OrderQty, qty);
         body.Add(32, qty);
         body.Add(31, new FixDecimal(10025, -2));
-        body.Add(151, 0);
+        body.Add(151, 0L);
         body.Add(14, qty);
         body.Add(6, new FixDecimal(10025, -2));
         session.Send("8"u8, body.Written);
