@@ -34,7 +34,8 @@ trace="$out/fixload.nettrace"
 analyzer="tools/EtwAnalyzer/bin/Release/net10.0/EtwAnalyzer.dll"
 echo "zero-gc-check: load for ${seconds} s at ${rate} orders/s, traced to $trace"
 set +e
-dotnet "$analyzer" collect --output "$trace" -- "samples/FixLoad/bin/Release/$framework/FixLoad.dll" \
+# Bounded: a load that hangs (it should not) must not hang CI; the analyzer then reports a truncated trace.
+timeout --kill-after=10 $(( seconds + 240 )) dotnet "$analyzer" collect --output "$trace" -- "samples/FixLoad/bin/Release/$framework/FixLoad.dll" \
     --seconds "$seconds" --rate "$rate" "$@"
 load_status=$?
 set -e

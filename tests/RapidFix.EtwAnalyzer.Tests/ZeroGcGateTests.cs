@@ -22,7 +22,7 @@ public sealed class ZeroGcGateTests : IDisposable
         string load = Path.Combine(AppContext.BaseDirectory, "FixLoad.dll");
         var log = new StringWriter();
         string loadOutput = Path.Combine(_folder, name + ".log");
-        int exit = TraceCollector.Launch(load, ["--seconds", "3", "--rate", "5000", "--warmup-burst", "1000", "--log", loadOutput, .. extra], trace, log);
+        int exit = TraceCollector.Launch(load, ["--seconds", "3", "--rate", "5000", "--warmup-burst", "1000", "--log", loadOutput, .. extra], trace, log, TimeSpan.FromMinutes(3));
         return (exit, TraceAnalysis.Analyze(TraceReader.Read(trace)), log.ToString());
     }
 

@@ -17,9 +17,10 @@ public static class TraceCollector
 {
     /// <summary>
     /// Starts <paramref name="program"/> (a .dll runs under dotnet) with the runtime's EventPipe session streaming into
-    /// <paramref name="output"/>, waits for it and returns its exit code. Its output goes to ours.
+    /// <paramref name="output"/>, waits for it and returns its exit code. Its output goes to ours. A program still
+    /// running after <paramref name="timeout"/> (when given) is killed and reported.
     /// </summary>
-    public static int Launch(string program, IReadOnlyList<string> arguments, string output, TextWriter log)
+    public static int Launch(string program, IReadOnlyList<string> arguments, string output, TextWriter log, TimeSpan? timeout = null)
     {
         var start = new ProcessStartInfo { UseShellExecute = false };
         if (program.EndsWith(".dll", StringComparison.OrdinalIgnoreCase))
@@ -62,7 +63,13 @@ public static class TraceCollector
 
         using (process)
         {
-            process.WaitForExit();
+            if (!process.WaitForExit(timeout ?? Timeout.InfiniteTimeSpan))
+            {
+                process.Kill(entireProcessTree: true);
+                process.WaitForExit();
+                throw new CollectException($"{Path.GetFileName(program)} was still running after {timeout!.Value.TotalSeconds:F0} s and was killed");
+            }
+
             long size = File.Exists(fullOutput) ? new FileInfo(fullOutput).Length : 0;
             log.WriteLine($"collect: {Path.GetFileName(program)} exited with code {process.ExitCode}; trace {fullOutput} ({size:N0} bytes)");
             return process.ExitCode;
