@@ -55,6 +55,7 @@ public static class SettingKeys
     public const string MillisecondsInTimeStamp = "MillisecondsInTimeStamp";
     public const string TimeStampPrecision = "TimeStampPrecision";
     public const string EnableLastMsgSeqNumProcessed = "EnableLastMsgSeqNumProcessed";
+    public const string EnableNextExpectedMsgSeqNum = "EnableNextExpectedMsgSeqNum";
     public const string MaxMessagesInResendRequest = "MaxMessagesInResendRequest";
     public const string SendLogoutBeforeDisconnectFromTimeout = "SendLogoutBeforeDisconnectFromTimeout";
     public const string IgnorePossDupResendRequests = "IgnorePossDupResendRequests";

@@ -185,6 +185,7 @@ public static class SettingsCatalogue
             B(MillisecondsInTimeStamp, "QuickFIX: milliseconds in SendingTime (superseded by TimeStampPrecision).", "Y"),
             C(TimeStampPrecision, "Precision of the timestamps we send.", "Millisecond", "Second", "Millisecond", "Microsecond", "Nanosecond"),
             B(EnableLastMsgSeqNumProcessed, "Put LastMsgSeqNumProcessed(369) on every message sent.", "N"),
+            B(EnableNextExpectedMsgSeqNum, "QuickFIX/J: exchange NextExpectedMsgSeqNum(789) in the Logons and resend what the counterparty missed without waiting for a ResendRequest (FIX.4.4, FIXT.1.1).", "N"),
             I(MaxMessagesInResendRequest, "Largest range asked for in one ResendRequest (0 for no limit).", "0", 0, MaxInt),
             B(SendLogoutBeforeDisconnectFromTimeout, "Send a Logout before disconnecting on a heartbeat timeout.", "N"),
             B(IgnorePossDupResendRequests, "Ignore ResendRequests that carry PossDupFlag=Y.", "N"),

@@ -50,6 +50,10 @@ public enum LogEvent : ushort
     MessageTooLarge,
     StoreWriteFailed,
     SessionReset,
+    LogonTimedOut,
+    NextExpectedMsgSeqNumTooHigh,
+    ResendForNextExpected,
+    ResendExpectedFromLogon,
 }
 
 /// <summary>
@@ -275,6 +279,10 @@ public sealed class EngineLog : IDisposable
             case LogEvent.MessageTooLarge: w.Append("message larger than MaxMessageSize ("u8); w.Number(e.A); w.Append(" bytes)"u8); break;
             case LogEvent.StoreWriteFailed: w.Append("message store refused a write (status "u8); w.Number(e.A); w.Append(")"u8); break;
             case LogEvent.SessionReset: w.Append("sequence numbers reset"u8); break;
+            case LogEvent.LogonTimedOut: w.Append("no logon within LogonTimeout ("u8); w.Number(e.A); w.Append(" s): disconnecting"u8); break;
+            case LogEvent.NextExpectedMsgSeqNumTooHigh: w.Append("Logon NextExpectedMsgSeqNum(789) "u8); w.Number(e.B); w.Append(" is higher than our next MsgSeqNum "u8); w.Number(e.A); w.Append(", logging out"u8); break;
+            case LogEvent.ResendForNextExpected: w.Append("Logon NextExpectedMsgSeqNum(789): resending "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
+            case LogEvent.ResendExpectedFromLogon: w.Append("MsgSeqNum gap "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); w.Append(" will be resent by the counterparty (NextExpectedMsgSeqNum in our Logon)"u8); break;
             default: w.Append("event "u8); w.Number((long)e.Event); break;
         }
 

@@ -216,6 +216,16 @@ public sealed partial class FixSession
         int seqNum = SeqNumOf(logon);
         logon.TryGetInt(Tags.HeartBtInt, out int heartBtInt);
         _log.Write(LogLevel.Info, LogEvent.LogonReceived, _logIndex, seqNum, heartBtInt);
+
+        // NextExpectedMsgSeqNum(789): the counterparty cannot expect a number we have not reached.
+        int theirNext = 0;
+        bool theyExpect = _options.UsesNextExpectedMsgSeqNum && logon.TryGetInt(Tags.NextExpectedMsgSeqNum, out theirNext);
+        if (theyExpect && (theirNext > _store.NextSenderMsgSeqNum || theirNext < 1))
+        {
+            RefuseNextExpected(theirNext);
+            return;
+        }
+
         var decision = _application.OnLogonRequest(this, logon);
         if (!decision.Accepted)
         {
@@ -240,7 +250,14 @@ public sealed partial class FixSession
 
         if (seqNum > _store.NextTargetMsgSeqNum && !receivedReset)
         {
-            DoTargetTooHigh(logon, seqNum);
+            if (theyExpect)
+            {
+                ExpectResendFromLogon(logon, seqNum);
+            }
+            else
+            {
+                DoTargetTooHigh(logon, seqNum);
+            }
         }
         else
         {
@@ -251,8 +268,44 @@ public sealed partial class FixSession
         {
             _status = SessionStatus.LoggedOn;
             _lastReceivedNanos = nowNanos;
+            if (theyExpect && theirNext < _logonSeqNumSent)
+            {
+                // They missed [theirNext, our Logon): send it now rather than wait for their ResendRequest.
+                _log.Write(LogLevel.Info, LogEvent.ResendForNextExpected, _logIndex, theirNext, _logonSeqNumSent - 1);
+                ResendMessages(theirNext, _logonSeqNumSent - 1, seqNum);
+            }
+
             _application.OnLogon(this);
         }
+    }
+
+    /// <summary>A Logon whose NextExpectedMsgSeqNum is beyond what we have sent: an unrecoverable mismatch.</summary>
+    private void RefuseNextExpected(int theirNext)
+    {
+        int next = _store.NextSenderMsgSeqNum;
+        _log.Write(LogLevel.Error, LogEvent.NextExpectedMsgSeqNumTooHigh, _logIndex, next, theirNext);
+        int n = Text(_text, 0, "NextExpectedMsgSeqNum(789) "u8);
+        n += FixValue.FormatLong(theirNext, _text.AsSpan(n));
+        n = Text(_text, n, " is higher than the next MsgSeqNum we send, "u8);
+        n += FixValue.FormatLong(next, _text.AsSpan(n));
+        GenerateLogout(_text.AsSpan(0, n));
+        DisconnectCore(DisconnectReason.InvalidLogon);
+    }
+
+    /// <summary>
+    /// The counterparty's Logon is ahead of what we expect, and it knows what we expect (our 789, or the one in our
+    /// answer): it resends the gap unasked, so we hold the Logon and wait for that resend instead of requesting it.
+    /// </summary>
+    private void ExpectResendFromLogon(FixMessage logon, int seqNum)
+    {
+        int expected = _store.NextTargetMsgSeqNum;
+        _log.Write(LogLevel.Info, LogEvent.ResendExpectedFromLogon, _logIndex, expected, seqNum - 1);
+        if (_queue.TryEnqueue(seqNum, logon))
+        {
+            _counters.QueuedAheadOfGap++;
+        }
+
+        _resend = new ResendRange { Active = true, Begin = expected, End = seqNum - 1, ChunkEnd = 0 };
     }
 
     private void NextLogout(FixMessage logout)

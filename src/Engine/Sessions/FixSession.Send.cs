@@ -87,12 +87,18 @@ public sealed partial class FixSession
             _encoder.AddAscii(Tags.DefaultApplVerID, _options.DefaultApplVerId);
         }
 
+        if (_options.UsesNextExpectedMsgSeqNum)
+        {
+            _encoder.Add(Tags.NextExpectedMsgSeqNum, _store.NextTargetMsgSeqNum);
+        }
+
         _lastReceivedNanos = _clock.UtcNowNanos;
         _testRequestCounter = 0;
         int seq = _store.NextSenderMsgSeqNum;
         if (Complete("A"u8, 0, application: false) == SendResult.Sent)
         {
             _sentLogon = true;
+            _logonSeqNumSent = seq;
             _status = SessionStatus.LogonSent;
             _log.Write(LogLevel.Info, LogEvent.LogonSent, _logIndex, seq);
         }
@@ -100,7 +106,8 @@ public sealed partial class FixSession
 
     private void GenerateLogonResponse(FixMessage logon)
     {
-        var header = new HeaderOptions { LastMsgSeqNumProcessed = SeqNumOf(logon) };
+        int logonSeq = SeqNumOf(logon);
+        var header = new HeaderOptions { LastMsgSeqNumProcessed = logonSeq };
         int seq = _store.NextSenderMsgSeqNum;
         Begin("A"u8, seq, header, default);
         _encoder.AddChar(Tags.EncryptMethod, (byte)'0');
@@ -110,9 +117,17 @@ public sealed partial class FixSession
             _encoder.AddAscii(Tags.DefaultApplVerID, _options.DefaultApplVerId);
         }
 
+        if (_options.UsesNextExpectedMsgSeqNum)
+        {
+            // What we expect next once this Logon is processed: past it when it is in sequence.
+            int expected = _store.NextTargetMsgSeqNum;
+            _encoder.Add(Tags.NextExpectedMsgSeqNum, logonSeq == expected ? expected + 1 : expected);
+        }
+
         if (Complete("A"u8, 0, application: false) == SendResult.Sent)
         {
             _sentLogon = true;
+            _logonSeqNumSent = seq;
             _log.Write(LogLevel.Info, LogEvent.LogonSent, _logIndex, seq);
         }
     }
@@ -368,6 +383,19 @@ public sealed partial class FixSession
         return at;
     }
 
+    /// <summary>Resends [begin, end] (end below our next MsgSeqNum): stored application messages, gap fills for the rest.</summary>
+    private void ResendMessages(int begin, int end, int requestSeq)
+    {
+        if (!_options.PersistMessages)
+        {
+            GenerateGapFill(begin, Math.Min(end + 1, _store.NextSenderMsgSeqNum), requestSeq);
+        }
+        else
+        {
+            ResendStored(begin, end, requestSeq);
+        }
+    }
+
     /// <summary>Serves a ResendRequest from the store: application messages again (PossDup), admin ones gap-filled.</summary>
     private void NextResendRequest(FixMessage request)
     {
@@ -391,15 +419,7 @@ public sealed partial class FixSession
                 end = nextSender - 1;
             }
 
-            if (!_options.PersistMessages)
-            {
-                end = Math.Min(end + 1, nextSender);
-                GenerateGapFill(begin, end, requestSeq);
-            }
-            else
-            {
-                ResendStored(begin, end, requestSeq);
-            }
+            ResendMessages(begin, end, requestSeq);
         }
 
         int expected = _store.NextTargetMsgSeqNum;

@@ -41,7 +41,7 @@ public sealed partial class FixSession
             // Acceptor: the counterparty must log on in time; initiator: our Logon must be answered in time.
             if (now - _lastReceivedNanos >= _options.LogonTimeout.Ticks * 100)
             {
-                _log.Write(LogLevel.Warning, LogEvent.LogonReceived, _logIndex, 0, 0);
+                _log.Write(LogLevel.Warning, LogEvent.LogonTimedOut, _logIndex, (long)_options.LogonTimeout.TotalSeconds);
                 DisconnectCore(DisconnectReason.LogonTimeout);
             }
 

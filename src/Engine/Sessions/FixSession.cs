@@ -62,6 +62,7 @@ public sealed partial class FixSession
     private SessionStatus _status;
     private bool _receivedLogon;
     private bool _sentLogon;
+    private int _logonSeqNumSent; // MsgSeqNum of our Logon: the end of what NextExpectedMsgSeqNum can ask back
     private bool _sentLogout;
     private bool _sentReset;
     private bool _receivedReset;

@@ -126,6 +126,15 @@ public sealed class FixSessionOptions
 
     public bool EnableLastMsgSeqNumProcessed { get; init; }
 
+    /// <summary>
+    /// NextExpectedMsgSeqNum(789) on Logon (FIX.4.4 and FIXT.1.1): each side says what it expects next, and each
+    /// resends what the other missed at once instead of waiting for a ResendRequest.
+    /// </summary>
+    public bool EnableNextExpectedMsgSeqNum { get; init; }
+
+    /// <summary>True when <see cref="EnableNextExpectedMsgSeqNum"/> is set and the version has the field.</summary>
+    internal bool UsesNextExpectedMsgSeqNum => EnableNextExpectedMsgSeqNum && Version >= 44;
+
     public FixTimePrecision TimeStampPrecision { get; init; } = FixTimePrecision.Milliseconds;
 
     /// <summary>DefaultApplVerID (FIXT sessions), as the ApplVerID enumeration value ("9" for FIX.5.0SP2).</summary>
@@ -212,6 +221,7 @@ public sealed class FixSessionOptions
             RequiresOrigSendingTime = settings.GetBool(SettingKeys.RequiresOrigSendingTime),
             SendLogoutBeforeDisconnectFromTimeout = settings.GetBool(SettingKeys.SendLogoutBeforeDisconnectFromTimeout),
             EnableLastMsgSeqNumProcessed = settings.GetBool(SettingKeys.EnableLastMsgSeqNumProcessed),
+            EnableNextExpectedMsgSeqNum = NextExpectedSetting(settings),
             TimeStampPrecision = precision,
             DefaultApplVerId = ApplVerIdEnum(settings.GetStringOrNull(SettingKeys.DefaultApplVerId) ?? "FIX.5.0SP2"),
             MaxMessageSize = settings.GetInt(SettingKeys.MaxMessageSize),
@@ -241,6 +251,18 @@ public sealed class FixSessionOptions
         return StandardDictionaries.Names.Contains(name, StringComparer.OrdinalIgnoreCase)
             ? StandardDictionaries.Load(name)
             : throw new FileNotFoundException($"Dictionary '{path}' not found (and it is not one of the built-in {string.Join(", ", StandardDictionaries.Names)}).", normalized);
+    }
+
+    private static bool NextExpectedSetting(SessionSettings settings)
+    {
+        bool enabled = settings.GetBool(SettingKeys.EnableNextExpectedMsgSeqNum);
+        if (enabled && FixVersionOf(settings.SessionId.BeginString) < 44 && settings.TryGetValue(SettingKeys.EnableNextExpectedMsgSeqNum, out var value))
+        {
+            throw settings.Error(SettingKeys.EnableNextExpectedMsgSeqNum, value,
+                $"NextExpectedMsgSeqNum(789) exists from FIX.4.4 and FIXT.1.1 on; this session is {settings.SessionId.BeginString}");
+        }
+
+        return enabled;
     }
 
     private static int FixVersionOf(string beginString) => beginString switch

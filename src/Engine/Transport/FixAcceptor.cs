@@ -26,6 +26,7 @@ public sealed class FixAcceptor : IDisposable
     private readonly List<FixConnection> _connections = [];
     private readonly int _maxMessageSize;
     private readonly int _outboundBufferBytes;
+    private readonly TimeSpan _logonTimeout;
     private volatile bool _stopping;
 
     public FixAcceptor(IEnumerable<FixSession> sessions, IPEndPoint endpoint, EngineLog? log = null, bool reuseAddress = true)
@@ -39,6 +40,9 @@ public sealed class FixAcceptor : IDisposable
         _log = log ?? EngineLog.Null;
         _maxMessageSize = _sessions.Max(s => s.Options.MaxMessageSize);
         _outboundBufferBytes = _sessions.Max(s => s.Options.OutboundBufferBytes);
+
+        // Until its Logon names a session, a connection is held to the most lenient LogonTimeout of the port.
+        _logonTimeout = _sessions.Max(s => s.Options.LogonTimeout);
         _listener = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         if (reuseAddress)
         {
@@ -106,7 +110,7 @@ public sealed class FixAcceptor : IDisposable
                 return;
             }
 
-            var connection = new FixConnection(socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log);
+            var connection = new FixConnection(socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout);
             lock (_connections)
             {
                 _connections.RemoveAll(c => c.IsClosed);

@@ -32,6 +32,7 @@ public sealed class FixConnection : ISessionTransport
     private readonly object _sendLock = new();
     private readonly byte[] _pending;
     private readonly Thread _thread;
+    private readonly TimeSpan _logonTimeout;
     private FixSession? _session;
     private int _pendingLength;
     private int _filled;
@@ -46,7 +47,11 @@ public sealed class FixConnection : ISessionTransport
     /// <param name="maxMessageSize">Largest message read.</param>
     /// <param name="outboundBufferBytes">Bytes that may wait for a slow counterparty.</param>
     /// <param name="log">Where connection events are logged.</param>
-    public FixConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log = null)
+    /// <param name="logonTimeout">
+    /// How long an acceptor connection may stay without a routed Logon (nothing sent, half a message, a slow trickle)
+    /// before it is dropped; ignored for an initiator, whose session times its own Logon. Default 10 s.
+    /// </param>
+    public FixConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null)
     {
         ArgumentNullException.ThrowIfNull(socket);
         if (session is null && router is null)
@@ -62,6 +67,12 @@ public sealed class FixConnection : ISessionTransport
         _framer = new FixFramer(maxMessageSize);
         _view = new FixMessage(new FixMessageOptions { MaxMessageSize = maxMessageSize });
         _pending = GC.AllocateUninitializedArray<byte>(outboundBufferBytes, pinned: true);
+        _logonTimeout = logonTimeout ?? TimeSpan.FromSeconds(10);
+        if (_logonTimeout <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(logonTimeout), logonTimeout, "The logon timeout must be positive.");
+        }
+
         socket.Blocking = false;
         socket.NoDelay = true;
         _thread = new Thread(Run) { IsBackground = true, Name = "rapidfix-connection" };
@@ -176,6 +187,10 @@ public sealed class FixConnection : ISessionTransport
     {
         long lastTimer = Time.EngineClock.Timestamp;
         long timerTicks = System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros);
+
+        // An acceptor connection that has not been bound to a session by its Logon in time is dropped: a silent or
+        // trickling client must not hold a socket, a thread and two buffers forever.
+        long logonDeadline = lastTimer + (long)(_logonTimeout.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
         var threadStats = EngineThreads.Register();
         try
         {
@@ -200,7 +215,15 @@ public sealed class FixConnection : ISessionTransport
                 if (now - lastTimer >= timerTicks)
                 {
                     lastTimer = now;
-                    _session?.OnTimer();
+                    if (_session is not null)
+                    {
+                        _session.OnTimer();
+                    }
+                    else if (now >= logonDeadline)
+                    {
+                        _log.Write(LogLevel.Warning, LogEvent.LogonTimedOut, -1, (long)Math.Ceiling(_logonTimeout.TotalSeconds));
+                        Close(DisconnectReason.LogonTimeout);
+                    }
                 }
 
                 Volatile.Write(ref _threadAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());

@@ -263,6 +263,51 @@ public sealed class SessionEndToEndTests
         SessionHarness.WaitUntil(() => client.Executions == 1, "the execution");
     }
 
+    [Fact]
+    public void A_connection_that_never_completes_its_logon_is_dropped_after_the_logon_timeout()
+    {
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: "LogonTimeout=1");
+        int port = acceptor.Acceptors[0].LocalEndPoint.Port;
+        var started = System.Diagnostics.Stopwatch.StartNew();
+
+        // One client says nothing; the other sends the start of a Logon and stops there.
+        using var silent = new Socket(SocketType.Stream, ProtocolType.Tcp);
+        silent.Connect(IPAddress.Loopback, port);
+        using var half = new Socket(SocketType.Stream, ProtocolType.Tcp);
+        half.Connect(IPAddress.Loopback, port);
+        half.Send("8=FIX.4.4\u00019=75\u000135=A\u000134=1\u0001"u8);
+
+        Assert.True(ClosedByServer(silent, TimeSpan.FromSeconds(10)), "the silent connection was not dropped");
+        Assert.True(ClosedByServer(half, TimeSpan.FromSeconds(10)), "the half-logon connection was not dropped");
+        Assert.True(started.Elapsed >= TimeSpan.FromSeconds(0.95), $"dropped after {started.Elapsed}, before the 1 s LogonTimeout");
+
+        // The port still serves a client that logs on properly.
+        var client = new OrderingApplication();
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(port));
+        SessionHarness.WaitUntil(() => initiator.Sessions[0].IsLoggedOn, "a proper logon after the dropped ones");
+        Assert.Equal(0, executor.Orders);
+    }
+
+    /// <summary>True when the server ends the connection (orderly close or reset) within the time given.</summary>
+    private static bool ClosedByServer(Socket socket, TimeSpan within)
+    {
+        socket.ReceiveTimeout = (int)within.TotalMilliseconds;
+        var buffer = new byte[256];
+        try
+        {
+            return socket.Receive(buffer) == 0;
+        }
+        catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionReset)
+        {
+            return true;
+        }
+        catch (SocketException e) when (e.SocketErrorCode == SocketError.TimedOut)
+        {
+            return false;
+        }
+    }
+
     private static string ReadMessage(Socket socket)
     {
         var buffer = new byte[4096];
