@@ -1,6 +1,19 @@
 #!/usr/bin/env bash
 # The test command of the README: every test project, on .NET 10 and on .NET 8, in Release.
+# The whole output is kept in artifacts/test-output.log; on failure a digest of the failed tests is printed last,
+# so that the end of a long CI log says what failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash tools/install-dotnet8-runtime.sh
-dotnet test RapidFix.sln -c Release --logger "console;verbosity=normal" "$@"
+mkdir -p artifacts
+log=artifacts/test-output.log
+set +e
+dotnet test RapidFix.sln -c Release --logger "console;verbosity=normal" "$@" 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+set -e
+if [[ $status -ne 0 ]]; then
+    echo
+    echo "==== tests failed (exit $status): digest of $log ===="
+    grep -n -E -A15 '^\s+Failed [A-Za-z]|\[FAIL\]|Test Run Aborted|aborted|error [A-Z]+[0-9]+|Failed!' "$log" | head -400
+fi
+exit $status
