@@ -284,12 +284,18 @@ public sealed partial class FixSession
     {
         int next = _store.NextSenderMsgSeqNum;
         _log.Write(LogLevel.Error, LogEvent.NextExpectedMsgSeqNumTooHigh, _logIndex, next, theirNext);
-        int n = Text(_text, 0, "NextExpectedMsgSeqNum(789) "u8);
-        n += FixValue.FormatLong(theirNext, _text.AsSpan(n));
-        n = Text(_text, n, " is higher than the next MsgSeqNum we send, "u8);
-        n += FixValue.FormatLong(next, _text.AsSpan(n));
+        LogoutAndDisconnect("NextExpectedMsgSeqNum(789) "u8, theirNext, " is higher than the next MsgSeqNum we send, "u8, next, DisconnectReason.InvalidLogon);
+    }
+
+    /// <summary>Logs out with the text "{first}{a}{second}{b}" (built without allocation) and disconnects.</summary>
+    private void LogoutAndDisconnect(ReadOnlySpan<byte> first, long a, ReadOnlySpan<byte> second, long b, DisconnectReason reason)
+    {
+        int n = Text(_text, 0, first);
+        n += FixValue.FormatLong(a, _text.AsSpan(n));
+        n = Text(_text, n, second);
+        n += FixValue.FormatLong(b, _text.AsSpan(n));
         GenerateLogout(_text.AsSpan(0, n));
-        DisconnectCore(DisconnectReason.InvalidLogon);
+        DisconnectCore(reason);
     }
 
     /// <summary>
@@ -477,12 +483,7 @@ public sealed partial class FixSession
         {
             int expected = _store.NextTargetMsgSeqNum;
             _log.Write(LogLevel.Error, LogEvent.MsgSeqNumTooLow, _logIndex, expected, seqNum);
-            int n = Text(_text, 0, "MsgSeqNum too low, expecting "u8);
-            n += FixValue.FormatLong(expected, _text.AsSpan(n));
-            n = Text(_text, n, " but received "u8);
-            n += FixValue.FormatLong(seqNum, _text.AsSpan(n));
-            GenerateLogout(_text.AsSpan(0, n));
-            DisconnectCore(DisconnectReason.MsgSeqNumTooLow);
+            LogoutAndDisconnect("MsgSeqNum too low, expecting "u8, expected, " but received "u8, seqNum, DisconnectReason.MsgSeqNumTooLow);
             return;
         }
 

@@ -15,12 +15,8 @@ public sealed class NextExpectedMsgSeqNumTests
     [Fact]
     public void Both_sides_resend_what_the_other_missed_without_a_resend_request()
     {
-        var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: Enabled);
-        var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), Enabled);
-        var ours = initiator.Sessions[0];
-        var theirs = acceptor.Sessions[0];
+        using var pair = new EnginePair(Enabled);
+        var (executor, client, ours, theirs) = (pair.Executor, pair.Client, pair.Ours, pair.Theirs);
         SessionHarness.WaitUntil(() => ours.IsLoggedOn && theirs.IsLoggedOn, "logon");
         for (int i = 1; i <= 3; i++)
         {
@@ -61,12 +57,8 @@ public sealed class NextExpectedMsgSeqNumTests
     [Fact]
     public void A_logon_expecting_more_than_was_sent_gets_a_logout_with_the_reason()
     {
-        var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: Enabled);
-        var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), Enabled);
-        var ours = initiator.Sessions[0];
-        var theirs = acceptor.Sessions[0];
+        using var pair = new EnginePair(Enabled);
+        var (executor, client, ours, theirs) = (pair.Executor, pair.Client, pair.Ours, pair.Theirs);
         SessionHarness.WaitUntil(() => ours.IsLoggedOn, "logon");
         ours.Logout();
         SessionHarness.WaitUntil(() => !ours.IsConnected && !theirs.IsConnected, "logout on both sides");
@@ -77,5 +69,32 @@ public sealed class NextExpectedMsgSeqNumTests
         Assert.Equal("NextExpectedMsgSeqNum(789) 50 is higher than the next MsgSeqNum we send, 3", client.LogoutText);
         Assert.Equal(1, executor.Logons); // only the first one
         Assert.False(theirs.IsLoggedOn);
+    }
+
+    /// <summary>A RapidFix acceptor (executing orders) and initiator (sending them) with the same extra settings.</summary>
+    private sealed class EnginePair : IDisposable
+    {
+        private readonly RapidFix.Engine.Hosting.FixEngine _acceptor;
+        private readonly RapidFix.Engine.Hosting.FixEngine _initiator;
+
+        public EnginePair(string extra)
+        {
+            _acceptor = SessionHarness.Acceptor(Executor, extra: extra);
+            _initiator = SessionHarness.Initiator(Client, SessionHarness.Endpoint(_acceptor.Acceptors[0].LocalEndPoint.Port), extra);
+        }
+
+        public ExecutingApplication Executor { get; } = new();
+
+        public OrderingApplication Client { get; } = new();
+
+        public FixSession Ours => _initiator.Sessions[0];
+
+        public FixSession Theirs => _acceptor.Sessions[0];
+
+        public void Dispose()
+        {
+            _initiator.Dispose();
+            _acceptor.Dispose();
+        }
     }
 }
