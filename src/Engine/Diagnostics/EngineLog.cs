@@ -54,6 +54,7 @@ public enum LogEvent : ushort
     NextExpectedMsgSeqNumTooHigh,
     ResendForNextExpected,
     ResendExpectedFromLogon,
+    EngineFault,
 }
 
 /// <summary>
@@ -145,6 +146,28 @@ public sealed class EngineLog : IDisposable
 
             _ring[_head % _ring.Length] = new Entry(now, level, ev, session, a, b);
             _head++;
+        }
+    }
+
+    /// <summary>
+    /// Records an exception that escaped an engine thread's work (an application callback that threw, a bug): an
+    /// <see cref="LogEvent.EngineFault"/> entry, and at once a line with the exception's type, message and stack.
+    /// Allocates: this is the fault path, after which the connection is closed.
+    /// </summary>
+    public void WriteFault(int session, Exception exception)
+    {
+        ArgumentNullException.ThrowIfNull(exception);
+        Write(LogLevel.Error, LogEvent.EngineFault, session, exception.HResult);
+        if (_output is null)
+        {
+            return;
+        }
+
+        var text = Encoding.UTF8.GetBytes($"{DateTime.UtcNow:yyyyMMdd-HH:mm:ss.ffffff} ERROR {SessionName(session) ?? "-"} fault: {exception}\n");
+        lock (_output)
+        {
+            _output.Write(text, 0, text.Length);
+            _output.Flush();
         }
     }
 
@@ -279,6 +302,7 @@ public sealed class EngineLog : IDisposable
             case LogEvent.MessageTooLarge: w.Append("message larger than MaxMessageSize ("u8); w.Number(e.A); w.Append(" bytes)"u8); break;
             case LogEvent.StoreWriteFailed: w.Append("message store refused a write (status "u8); w.Number(e.A); w.Append(")"u8); break;
             case LogEvent.SessionReset: w.Append("sequence numbers reset"u8); break;
+            case LogEvent.EngineFault: w.Append("unexpected error in an engine thread (HRESULT "u8); w.Number(e.A); w.Append("): connection closed, details on the fault line"u8); break;
             case LogEvent.LogonTimedOut: w.Append("no logon within LogonTimeout ("u8); w.Number(e.A); w.Append(" s): disconnecting"u8); break;
             case LogEvent.NextExpectedMsgSeqNumTooHigh: w.Append("Logon NextExpectedMsgSeqNum(789) "u8); w.Number(e.B); w.Append(" is higher than our next MsgSeqNum "u8); w.Number(e.A); w.Append(", logging out"u8); break;
             case LogEvent.ResendForNextExpected: w.Append("Logon NextExpectedMsgSeqNum(789): resending "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
@@ -311,6 +335,7 @@ public sealed class EngineLog : IDisposable
         Sessions.DisconnectReason.SocketError => "socket error"u8,
         Sessions.DisconnectReason.Shutdown => "engine shutdown"u8,
         Sessions.DisconnectReason.Application => "application request"u8,
+        Sessions.DisconnectReason.EngineFault => "unexpected error in the engine thread (see the fault line)"u8,
         _ => "unknown"u8,
     };
 

@@ -36,4 +36,7 @@ public enum DisconnectReason : byte
     SocketError,
     Shutdown,
     Application,
+
+    /// <summary>An exception escaped the connection's work (an application callback that threw, a bug): logged, then closed.</summary>
+    EngineFault,
 }

@@ -110,7 +110,18 @@ public sealed class FixAcceptor : IDisposable
                 return;
             }
 
-            var connection = new FixConnection(socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout);
+            FixConnection connection;
+            try
+            {
+                connection = new FixConnection(socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout);
+            }
+            catch (SocketException)
+            {
+                // Reset by the client before it could be set up: nothing to serve.
+                socket.Dispose();
+                continue;
+            }
+
             lock (_connections)
             {
                 _connections.RemoveAll(c => c.IsClosed);

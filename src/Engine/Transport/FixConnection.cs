@@ -237,10 +237,24 @@ public sealed class FixConnection : ISessionTransport
         {
             Close(DisconnectReason.SocketError);
         }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            // An application callback that threw (or a bug) must not take the whole process down with this thread.
+            _log.WriteFault(_session?.LogIndex ?? -1, ex);
+            Close(DisconnectReason.EngineFault);
+        }
         finally
         {
             Close(_reason == DisconnectReason.None ? DisconnectReason.PeerClosed : _reason);
-            _session?.OnDisconnected(this, _reason);
+            try
+            {
+                _session?.OnDisconnected(this, _reason);
+            }
+            catch (Exception ex) when (ex is not OutOfMemoryException)
+            {
+                _log.WriteFault(_session?.LogIndex ?? -1, ex);
+            }
+
             _socket.Dispose();
         }
     }

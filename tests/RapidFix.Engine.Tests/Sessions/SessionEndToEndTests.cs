@@ -289,6 +289,37 @@ public sealed class SessionEndToEndTests
         Assert.Equal(0, executor.Orders);
     }
 
+    [Fact]
+    public void An_application_that_throws_costs_the_connection_not_the_process_and_the_order_is_not_lost()
+    {
+        var executor = new ExecutingApplication { ThrowOnNextOrder = true };
+        var output = new MemoryStream();
+        using var log = new RapidFix.Engine.Diagnostics.EngineLog(output);
+        using var acceptor = SessionHarness.Acceptor(executor, log: log);
+        var client = new OrderingApplication();
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port));
+        var session = initiator.Sessions[0];
+        SessionHarness.WaitUntil(() => session.IsLoggedOn, "logon");
+
+        Assert.Equal(SendResult.Sent, client.SendOrder(session, 1));
+
+        // The acceptor's connection thread logs the fault and closes; the initiator reconnects, the acceptor asks
+        // for the order again (it was never processed) and this time executes it.
+        SessionHarness.WaitUntil(() => client.Executions == 1, "the execution after the reconnection", 30);
+        Assert.Equal(1, executor.Orders);
+        Assert.True(acceptor.Sessions[0].IsLoggedOn);
+        log.Flush();
+        string text;
+        lock (output)
+        {
+            text = System.Text.Encoding.UTF8.GetString(output.ToArray());
+        }
+
+        Assert.Contains("unexpected error in an engine thread", text, StringComparison.Ordinal);
+        Assert.Contains("fault: System.InvalidOperationException: test: the application failed", text, StringComparison.Ordinal);
+        Assert.Contains("unexpected error in the engine thread (see the fault line)", text, StringComparison.Ordinal);
+    }
+
     /// <summary>True when the server ends the connection (orderly close or reset) within the time given.</summary>
     private static bool ClosedByServer(Socket socket, TimeSpan within)
     {

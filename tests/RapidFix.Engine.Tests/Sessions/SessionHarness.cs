@@ -24,7 +24,7 @@ internal static class SessionHarness
         return ((IPEndPoint)probe.LocalEndpoint).Port;
     }
 
-    public static FixEngine Acceptor(IFixApplication application, int port = 0, string extra = "")
+    public static FixEngine Acceptor(IFixApplication application, int port = 0, string extra = "", RapidFix.Engine.Diagnostics.EngineLog? log = null)
     {
         var settings = SettingsFile.Parse($"""
             [DEFAULT]
@@ -40,7 +40,7 @@ internal static class SessionHarness
             SenderCompID=EXEC
             TargetCompID=CLIENT
             """, "acceptor.cfg");
-        var engine = FixEngine.Create(settings, _ => application, Log);
+        var engine = FixEngine.Create(settings, _ => application, log ?? Log);
         engine.Start();
         return engine;
     }
@@ -102,11 +102,20 @@ internal sealed class ExecutingApplication : FixApplicationBase
 
     public override void OnLogon(FixSession session) => Interlocked.Increment(ref _logons);
 
+    /// <summary>When set, the next order makes <see cref="FromApp"/> throw (once), as a faulty application would.</summary>
+    public bool ThrowOnNextOrder { get; set; }
+
     public override MessageDisposition FromApp(FixSession session, FixMessage message)
     {
         if (!message.MsgType.SequenceEqual("D"u8))
         {
             return MessageDisposition.UnsupportedMessageType;
+        }
+
+        if (ThrowOnNextOrder)
+        {
+            ThrowOnNextOrder = false;
+            throw new InvalidOperationException("test: the application failed");
         }
 
         var body = new FixBodyWriter(_body);
