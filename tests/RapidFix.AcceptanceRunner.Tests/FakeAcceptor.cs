@@ -40,7 +40,13 @@ internal sealed class FakeAcceptor : IDisposable
         _stopped = true;
         _listener.Stop();
         _acceptor.Join();
-        foreach (var thread in _connections)
+        Thread[] connections;
+        lock (_connections)
+        {
+            connections = [.. _connections];
+        }
+
+        foreach (var thread in connections)
         {
             thread.Join(TimeSpan.FromSeconds(5));
         }
@@ -56,17 +62,18 @@ internal sealed class FakeAcceptor : IDisposable
             {
                 socket = _listener.AcceptSocket();
             }
-            catch (SocketException)
+            catch (Exception e) when (e is SocketException or ObjectDisposedException)
             {
+                // Stopped by Dispose: depending on the timing the listener reports it one way or the other.
                 return;
             }
 
             int connection = ++number;
             var thread = new Thread(() =>
             {
-                using var side = new FakeSide(new FixConnection(socket), connection, Received);
                 try
                 {
+                    using var side = new FakeSide(new FixConnection(socket), connection, Received);
                     _behaviour(connection, side);
                 }
                 catch (Exception e)
