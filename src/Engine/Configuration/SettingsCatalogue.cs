@@ -221,6 +221,7 @@ public static class SettingsCatalogue
             rapid(I(MessagePoolSize, "Message objects pre-allocated per session at startup.", "1024", 1, 1 << 24)),
             rapid(I(BufferPoolSize, "Message buffers (of MaxMessageSize) pre-allocated per session at startup.", "256", 1, 1 << 24)),
             rapid(I(OutboundQueueDepth, "Messages that may wait to be sent before senders are refused.", "4096", 1, 1 << 24)),
+            rapid(C(SocketTransport, "How a connection buffers what it receives, both on one dedicated thread per connection: Pipelines (a System.IO.Pipelines pipe over a pre-sized per-connection pool) or DedicatedThread (one flat buffer). Sessions sharing an acceptor port must agree.", "Pipelines", "Pipelines", "DedicatedThread")),
             rapid(C(StoreType, "Message store: journal (on disk, recoverable) or express (memory only). Defaults to journal when FileStorePath is set.", null, "journal", "express")),
             rapid(C(StoreFlushPolicy, "When journal writes reach the disk: EveryMessage (write+fsync per message), GroupCommit (a flusher thread batches writes into one write+fsync), OsOnly (written to the OS, never fsynced).", "GroupCommit", "EveryMessage", "GroupCommit", "OsOnly")),
             rapid(B(StoreSyncBeforeSend, "Hold every stored message until the journal says it is durable before it goes on the wire: the counterparty never sees a message a crash could lose (adds the flush latency to each send).", "N")),
