@@ -39,8 +39,9 @@ public sealed class PipeConnection : FixSocketConnection
     public PipeConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null)
         : base(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout)
     {
-        // Unframed bytes spread over whole blocks, plus a partly consumed first block and the block being written.
-        int blocks = (ReceiveLimit + BlockSize - 1) / BlockSize + 2;
+        // Unframed bytes (below ReceiveLimit) over blocks each filled to at least BlockSize - ReadSizeHint, plus a
+        // partly consumed first block, the block being written and the one a read may start.
+        int blocks = ReceiveLimit / (BlockSize - ReadSizeHint) + 4;
         _pool = new SlabMemoryPool("connection-receive", BlockSize, blocks);
         _pipe = new Pipe(new PipeOptions(
             pool: _pool,
@@ -51,6 +52,28 @@ public sealed class PipeConnection : FixSocketConnection
             minimumSegmentSize: BlockSize,
             useSynchronizationContext: false));
         _assembly = GC.AllocateUninitializedArray<byte>(maxMessageSize + 1024, pinned: true);
+        PrimeSegments(blocks);
+    }
+
+    /// <summary>
+    /// The pipe creates its segment objects the first time it needs that many at once: have it need every block
+    /// now, so that a burst in the continuous phase finds them all pooled and allocates nothing.
+    /// </summary>
+    private void PrimeSegments(int blocks)
+    {
+        var writer = _pipe.Writer;
+        for (int i = 0; i < blocks; i++)
+        {
+            writer.GetMemory(BlockSize); // the last block has less than BlockSize left: a new segment
+            writer.Advance(1);
+        }
+
+        if (!writer.FlushAsync().IsCompletedSuccessfully || !_pipe.Reader.TryRead(out var read))
+        {
+            throw new InvalidOperationException("The receive pipe did not accept its priming bytes.");
+        }
+
+        _pipe.Reader.AdvanceTo(read.Buffer.End);
     }
 
     public override SocketTransport Transport => SocketTransport.Pipelines;
@@ -64,7 +87,18 @@ public sealed class PipeConnection : FixSocketConnection
     private protected override bool Receive()
     {
         var writer = _pipe.Writer;
-        var memory = writer.GetMemory(ReadSizeHint);
+        Memory<byte> memory;
+        try
+        {
+            memory = writer.GetMemory(ReadSizeHint);
+        }
+        catch (PoolExhaustedException)
+        {
+            // Not expected with the pool sized for ReceiveLimit; a closed connection beats a dead thread.
+            CloseTooLarge(_buffered);
+            return false;
+        }
+
         int n = ReadSocket(memory.Span.Slice(0, Math.Min(memory.Length, ReceiveLimit - _buffered)));
         if (n <= 0)
         {
