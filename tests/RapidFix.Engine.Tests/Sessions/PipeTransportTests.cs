@@ -89,7 +89,7 @@ public sealed class PipeTransportTests
         };
 
         client.Send(bytes);
-        Assert.True(ClosedByServer(client, TimeSpan.FromSeconds(10)), "the connection was not dropped");
+        Assert.True(SessionHarness.ClosedByServer(client, TimeSpan.FromSeconds(10)), "the connection was not dropped");
         var connection = acceptor.Acceptors[0].Connections().Single();
         SessionHarness.WaitUntil(() => connection.IsClosed, "the close");
         Assert.Equal(transport, connection.Transport);
@@ -166,13 +166,7 @@ public sealed class PipeTransportTests
         }
     }
 
-    private static byte[] Logon(int seq, string sender = "CLIENT")
-    {
-        var encoder = Header(seq, "A"u8, sender);
-        encoder.AddChar(Tags.EncryptMethod, (byte)'0');
-        encoder.Add(Tags.HeartBtInt, 30L);
-        return Finish(encoder);
-    }
+    private static byte[] Logon(int seq, string sender = "CLIENT") => SessionHarness.RawLogon(seq, sender, "EXEC");
 
     private static byte[] Heartbeat(int seq) => Finish(Header(seq, "0"u8));
 
@@ -190,46 +184,9 @@ public sealed class PipeTransportTests
         return Finish(encoder);
     }
 
-    private static FixEncoder Header(int seq, ReadOnlySpan<byte> msgType, string sender = "CLIENT")
-    {
-        var encoder = new FixEncoder();
-        encoder.Begin(new byte[1024], 0, 1024, "FIX.4.4"u8, msgType);
-        encoder.Add(Tags.MsgSeqNum, (long)seq);
-        encoder.Add(Tags.SenderCompID, System.Text.Encoding.ASCII.GetBytes(sender));
-        encoder.AddTimestamp(Tags.SendingTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
-        encoder.Add(Tags.TargetCompID, "EXEC"u8);
-        return encoder;
-    }
+    private static FixEncoder Header(int seq, ReadOnlySpan<byte> msgType) => SessionHarness.RawHeader(seq, msgType, "CLIENT", "EXEC");
 
-    private static byte[] Finish(FixEncoder encoder)
-    {
-        Assert.True(encoder.Finish(out var message));
-        return message.Span.ToArray();
-    }
-
-    private static bool ClosedByServer(Socket socket, TimeSpan within)
-    {
-        socket.ReceiveTimeout = (int)within.TotalMilliseconds;
-        var buffer = new byte[4096];
-        try
-        {
-            while (true)
-            {
-                if (socket.Receive(buffer) == 0)
-                {
-                    return true;
-                }
-            }
-        }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionReset)
-        {
-            return true;
-        }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.TimedOut)
-        {
-            return false;
-        }
-    }
+    private static byte[] Finish(FixEncoder encoder) => SessionHarness.RawFinish(encoder);
 
     /// <summary>Reads what the acceptor sends back so that it never blocks, counting ExecutionReports.</summary>
     private sealed class Drain : IDisposable

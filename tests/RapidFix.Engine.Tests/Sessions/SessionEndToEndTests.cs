@@ -200,17 +200,7 @@ public sealed class SessionEndToEndTests
         // The counterparty answers the logon, then never reads again.
         var logon = ReadMessage(server);
         Assert.Contains("35=A", logon, StringComparison.Ordinal);
-        var encoder = new FixEncoder();
-        var buffer = new byte[512];
-        encoder.Begin(buffer, 0, buffer.Length, "FIX.4.4"u8, "A"u8);
-        encoder.Add(Tags.MsgSeqNum, 1L);
-        encoder.Add(Tags.SenderCompID, "EXEC"u8);
-        encoder.AddTimestamp(Tags.SendingTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
-        encoder.Add(Tags.TargetCompID, "CLIENT"u8);
-        encoder.AddChar(Tags.EncryptMethod, (byte)'0');
-        encoder.Add(Tags.HeartBtInt, 30L);
-        Assert.True(encoder.Finish(out var reply));
-        server.Send(reply.Span);
+        server.Send(SessionHarness.RawLogon(1, "EXEC", "CLIENT"));
         SessionHarness.WaitUntil(() => session.IsLoggedOn, "logon");
 
         int sent = 0;
@@ -286,8 +276,8 @@ public sealed class SessionEndToEndTests
         half.Connect(IPAddress.Loopback, port);
         half.Send("8=FIX.4.4\u00019=75\u000135=A\u000134=1\u0001"u8);
 
-        Assert.True(ClosedByServer(silent, TimeSpan.FromSeconds(10)), "the silent connection was not dropped");
-        Assert.True(ClosedByServer(half, TimeSpan.FromSeconds(10)), "the half-logon connection was not dropped");
+        Assert.True(SessionHarness.ClosedByServer(silent, TimeSpan.FromSeconds(10)), "the silent connection was not dropped");
+        Assert.True(SessionHarness.ClosedByServer(half, TimeSpan.FromSeconds(10)), "the half-logon connection was not dropped");
         Assert.True(started.Elapsed >= TimeSpan.FromSeconds(0.95), $"dropped after {started.Elapsed}, before the 1 s LogonTimeout");
 
         Assert.Equal(2, acceptor.Acceptors[0].Connections().Count(c => c.IsClosed && c.CloseReason == DisconnectReason.LogonTimeout));
@@ -298,25 +288,6 @@ public sealed class SessionEndToEndTests
         using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(port), With(transport));
         SessionHarness.WaitUntil(() => initiator.Sessions[0].IsLoggedOn, "a proper logon after the dropped ones");
         Assert.Equal(0, executor.Orders);
-    }
-
-    /// <summary>True when the server ends the connection (orderly close or reset) within the time given.</summary>
-    private static bool ClosedByServer(Socket socket, TimeSpan within)
-    {
-        socket.ReceiveTimeout = (int)within.TotalMilliseconds;
-        var buffer = new byte[256];
-        try
-        {
-            return socket.Receive(buffer) == 0;
-        }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionReset)
-        {
-            return true;
-        }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.TimedOut)
-        {
-            return false;
-        }
     }
 
     private static string ReadMessage(Socket socket)
