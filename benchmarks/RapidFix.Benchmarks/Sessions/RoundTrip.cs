@@ -5,6 +5,7 @@ using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Transport;
 
 namespace RapidFix.Benchmarks.Sessions;
 
@@ -21,18 +22,20 @@ public interface IRoundTrip : IDisposable
     void RoundTrip();
 }
 
-/// <summary>RapidFix initiator and acceptor in this process, express stores, validation on.</summary>
+/// <summary>RapidFix initiator and acceptor in this process, express stores, validation on, both on one transport.</summary>
 public sealed class RapidFixRoundTrip : IRoundTrip
 {
+    private readonly SocketTransport _transport;
     private readonly FixEngine _acceptor;
     private readonly FixEngine _initiator;
     private readonly FixSession _session;
     private readonly Client _client = new();
     private long _next;
 
-    public RapidFixRoundTrip()
+    public RapidFixRoundTrip(SocketTransport transport = SocketTransport.Pipelines)
     {
-        var acceptorSettings = SettingsFile.Parse("""
+        _transport = transport;
+        var acceptorSettings = SettingsFile.Parse($"""
             [DEFAULT]
             ConnectionType=acceptor
             SocketAcceptHost=127.0.0.1
@@ -40,6 +43,7 @@ public sealed class RapidFixRoundTrip : IRoundTrip
             StartTime=00:00:00
             EndTime=00:00:00
             StoreType=express
+            SocketTransport={transport}
             [SESSION]
             BeginString=FIX.4.4
             SenderCompID=EXEC
@@ -57,6 +61,7 @@ public sealed class RapidFixRoundTrip : IRoundTrip
             StartTime=00:00:00
             EndTime=00:00:00
             StoreType=express
+            SocketTransport={transport}
             [SESSION]
             BeginString=FIX.4.4
             SenderCompID=CLIENT
@@ -77,7 +82,7 @@ public sealed class RapidFixRoundTrip : IRoundTrip
         }
     }
 
-    public string Name => "RapidFix";
+    public string Name => $"RapidFix, {_transport}";
 
     public void RoundTrip()
     {
@@ -158,6 +163,10 @@ public sealed class RapidFixRoundTrip : IRoundTrip
 public class RoundTripBenchmarks
 {
     private IRoundTrip _rapidFix = null!;
+
+    /// <summary>The RapidFix connection kind on both ends.</summary>
+    [Params(SocketTransport.Pipelines, SocketTransport.DedicatedThread)]
+    public SocketTransport Transport { get; set; }
 #if QUICKFIXN
     private IRoundTrip _quickFix = null!;
 #endif
@@ -165,7 +174,7 @@ public class RoundTripBenchmarks
     [GlobalSetup]
     public void Setup()
     {
-        _rapidFix = new RapidFixRoundTrip();
+        _rapidFix = new RapidFixRoundTrip(Transport);
 #if QUICKFIXN
         _quickFix = new QuickFixRoundTrip();
 #endif
@@ -191,42 +200,77 @@ public class RoundTripBenchmarks
 
 /// <summary>
 /// The percentile view: many round trips one at a time, each timed, then p50 / p99 / p99.9 / max and the bytes the
-/// whole process allocated per message. Run with <c>-- --roundtrip [count]</c>.
+/// whole process allocated per message. Run with <c>-- --roundtrip [count]</c>. Every engine (RapidFix on each
+/// transport, QuickFIX/n when compiled in) is started and warmed up first, then they take turns in blocks of 1,000
+/// round trips (the first turn rotating), so that noise from the rest of the machine falls on all of them alike.
 /// </summary>
 public static class RoundTripLatency
 {
+    private const int Block = 1_000;
+
     public static int Run(int count, TextWriter output)
     {
-        var engines = new List<Func<IRoundTrip>> { () => new RapidFixRoundTrip() };
+        var creators = new List<Func<IRoundTrip>>
+        {
+            () => new RapidFixRoundTrip(SocketTransport.Pipelines),
+            () => new RapidFixRoundTrip(SocketTransport.DedicatedThread),
+        };
 #if QUICKFIXN
-        engines.Add(() => new QuickFixRoundTrip());
+        creators.Add(() => new QuickFixRoundTrip());
 #endif
-        output.WriteLine($"round trips: {count} per engine, one in flight, loopback TCP, FIX 4.4 validation on both ends; {Environment.ProcessorCount} cores, .NET {Environment.Version}");
+        count = Math.Max(Block, count / Block * Block);
+        output.WriteLine($"round trips: {count} per engine in turns of {Block}, one in flight, loopback TCP, FIX 4.4 validation on both ends; {Environment.ProcessorCount} cores, .NET {Environment.Version}");
         output.WriteLine("| engine | p50 us | p90 us | p99 us | p99.9 us | max us | mean us | allocated B/message |");
         output.WriteLine("|---|---:|---:|---:|---:|---:|---:|---:|");
-        foreach (var create in engines)
+        var engines = creators.Select(create => create()).ToArray();
+        try
         {
-            using var engine = create();
-            for (int i = 0; i < Math.Min(20_000, count); i++)
+            foreach (var engine in engines)
             {
-                engine.RoundTrip(); // warm-up: tier-1 code everywhere
+                for (int i = 0; i < Math.Min(20_000, count); i++)
+                {
+                    engine.RoundTrip(); // warm-up: tier-1 code everywhere
+                }
             }
 
             Thread.Sleep(300);
-            var samples = new long[count];
-            long allocated = GC.GetTotalAllocatedBytes(precise: true);
-            for (int i = 0; i < count; i++)
+            var samples = engines.Select(_ => new long[count]).ToArray();
+            var allocated = new long[engines.Length];
+            for (int block = 0; block < count / Block; block++)
             {
-                long start = Stopwatch.GetTimestamp();
-                engine.RoundTrip();
-                samples[i] = Stopwatch.GetTimestamp() - start;
+                for (int turn = 0; turn < engines.Length; turn++)
+                {
+                    // Who goes first rotates, so that no engine always follows the same one.
+                    int e = (block + turn) % engines.Length;
+                    var engine = engines[e];
+                    var times = samples[e];
+                    long before = GC.GetTotalAllocatedBytes(precise: true);
+                    for (int i = block * Block; i < (block + 1) * Block; i++)
+                    {
+                        long start = Stopwatch.GetTimestamp();
+                        engine.RoundTrip();
+                        times[i] = Stopwatch.GetTimestamp() - start;
+                    }
+
+                    allocated[e] += GC.GetTotalAllocatedBytes(precise: true) - before;
+                }
             }
 
-            allocated = GC.GetTotalAllocatedBytes(precise: true) - allocated;
-            Array.Sort(samples);
-            double Us(double q) => samples[Math.Min(count - 1, (int)(q * count))] * 1e6 / Stopwatch.Frequency;
-            double mean = samples.Average() * 1e6 / Stopwatch.Frequency;
-            output.WriteLine($"| {engine.Name} | {Us(0.50):F1} | {Us(0.90):F1} | {Us(0.99):F1} | {Us(0.999):F1} | {samples[^1] * 1e6 / Stopwatch.Frequency:F1} | {mean:F1} | {allocated / (2.0 * count):F1} |");
+            for (int e = 0; e < engines.Length; e++)
+            {
+                var times = samples[e];
+                Array.Sort(times);
+                double Us(double q) => times[Math.Min(count - 1, (int)(q * count))] * 1e6 / Stopwatch.Frequency;
+                double mean = times.Average() * 1e6 / Stopwatch.Frequency;
+                output.WriteLine($"| {engines[e].Name} | {Us(0.50):F1} | {Us(0.90):F1} | {Us(0.99):F1} | {Us(0.999):F1} | {times[^1] * 1e6 / Stopwatch.Frequency:F1} | {mean:F1} | {allocated[e] / (2.0 * count):F1} |");
+            }
+        }
+        finally
+        {
+            foreach (var engine in engines)
+            {
+                engine.Dispose();
+            }
         }
 
         return 0;

@@ -82,6 +82,7 @@ public static class SettingKeys
     public const string MessagePoolSize = "MessagePoolSize";
     public const string BufferPoolSize = "BufferPoolSize";
     public const string OutboundQueueDepth = "OutboundQueueDepth";
+    public const string SocketTransport = "SocketTransport";
     public const string StoreType = "StoreType";
     public const string StoreFlushPolicy = "StoreFlushPolicy";
     public const string StoreFlushMaxBatch = "StoreFlushMaxBatch";

@@ -221,7 +221,7 @@ public sealed class EngineHost : IEngineCounterSource, IDisposable
             counters.MessagesIn += c.MessagesReceived;
             counters.MessagesOut += c.MessagesSent;
             counters.InboundQueueDepth += session.InboundQueueDepth;
-            if (session.Transport is FixConnection connection)
+            if (session.Transport is FixSocketConnection connection)
             {
                 counters.OutboundPendingBytes += connection.PendingBytes;
             }

@@ -72,6 +72,13 @@ public sealed class FixEngine : IDisposable
                         engine._acceptorPlans.Add(plan);
                     }
 
+                    if (plan.Sessions.Count > 0 && plan.Sessions[0].Options.SocketTransport != options.SocketTransport)
+                    {
+                        sessionSettings.TryGetValue(SettingKeys.SocketTransport, out var value);
+                        throw sessionSettings.Error(SettingKeys.SocketTransport, value,
+                            $"the sessions on port {port} must use the same SocketTransport ({plan.Sessions[0].Id} uses {plan.Sessions[0].Options.SocketTransport})");
+                    }
+
                     plan.Sessions.Add(session);
                 }
             }

@@ -3,6 +3,7 @@ using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Dictionary;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions.Scheduling;
+using RapidFix.Engine.Transport;
 using RapidFix.Engine.Validation;
 
 namespace RapidFix.Engine.Sessions;
@@ -146,6 +147,9 @@ public sealed class FixSessionOptions
     /// <summary>Bytes that may wait in the outbound buffer for a slow counterparty before the session gives up on it.</summary>
     public int OutboundBufferBytes { get; init; } = 4 * 1024 * 1024;
 
+    /// <summary>How the connection buffers what it receives (setting SocketTransport).</summary>
+    public SocketTransport SocketTransport { get; init; } = SocketTransport.Pipelines;
+
     /// <summary>Messages received ahead of a gap that are kept until the gap is filled (more are dropped and re-requested).</summary>
     public int InboundQueueCapacity { get; init; } = 64;
 
@@ -226,6 +230,7 @@ public sealed class FixSessionOptions
             DefaultApplVerId = ApplVerIdEnum(settings.GetStringOrNull(SettingKeys.DefaultApplVerId) ?? "FIX.5.0SP2"),
             MaxMessageSize = settings.GetInt(SettingKeys.MaxMessageSize),
             OutboundBufferBytes = (int)Math.Min(int.MaxValue / 2, (long)settings.GetInt(SettingKeys.OutboundQueueDepth) * 1024),
+            SocketTransport = Enum.Parse<SocketTransport>(settings.GetChoice(SettingKeys.SocketTransport)),
         };
     }
 

@@ -23,10 +23,11 @@ public sealed class FixAcceptor : IDisposable
     private readonly Socket _listener;
     private readonly Thread _acceptThread;
     private readonly EngineLog _log;
-    private readonly List<FixConnection> _connections = [];
+    private readonly List<FixSocketConnection> _connections = [];
     private readonly int _maxMessageSize;
     private readonly int _outboundBufferBytes;
     private readonly TimeSpan _logonTimeout;
+    private readonly SocketTransport _transport;
     private volatile bool _stopping;
 
     public FixAcceptor(IEnumerable<FixSession> sessions, IPEndPoint endpoint, EngineLog? log = null, bool reuseAddress = true)
@@ -43,6 +44,14 @@ public sealed class FixAcceptor : IDisposable
 
         // Until its Logon names a session, a connection is held to the most lenient LogonTimeout of the port.
         _logonTimeout = _sessions.Max(s => s.Options.LogonTimeout);
+
+        // A connection is created before its Logon says which session it is for: the port's sessions must agree.
+        _transport = _sessions[0].Options.SocketTransport;
+        if (_sessions.Any(s => s.Options.SocketTransport != _transport))
+        {
+            throw new ArgumentException("The sessions of one acceptor port must have the same SocketTransport.", nameof(sessions));
+        }
+
         _listener = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         if (reuseAddress)
         {
@@ -60,6 +69,18 @@ public sealed class FixAcceptor : IDisposable
     public IPEndPoint LocalEndPoint { get; }
 
     public IReadOnlyList<FixSession> Sessions => _sessions;
+
+    /// <summary>The kind of connection the port's sessions use.</summary>
+    public SocketTransport Transport => _transport;
+
+    /// <summary>The connections accepted so far, closed ones included until the next accept (a copy; allocates).</summary>
+    internal FixSocketConnection[] Connections()
+    {
+        lock (_connections)
+        {
+            return _connections.ToArray();
+        }
+    }
 
     /// <summary>Finds the session a Logon is for: its identity seen from our side.</summary>
     public FixSession? Route(FixMessage logon)
@@ -110,10 +131,10 @@ public sealed class FixAcceptor : IDisposable
                 return;
             }
 
-            FixConnection connection;
+            FixSocketConnection connection;
             try
             {
-                connection = new FixConnection(socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout);
+                connection = FixSocketConnection.Create(_transport, socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout);
             }
             catch (SocketException)
             {
@@ -142,7 +163,7 @@ public sealed class FixAcceptor : IDisposable
             session.Logout();
         }
 
-        FixConnection[] connections;
+        FixSocketConnection[] connections;
         lock (_connections)
         {
             connections = _connections.ToArray();

@@ -17,7 +17,7 @@ public sealed class FixInitiator : IDisposable
     private readonly EngineLog _log;
     private readonly Thread _thread;
     private readonly ManualResetEventSlim _stop = new(false);
-    private FixConnection? _connection;
+    private FixSocketConnection? _connection;
     private volatile bool _stopping;
 
     public FixInitiator(FixSession session, IEnumerable<(string Host, int Port)> endpoints, TimeSpan reconnectInterval, EngineLog? log = null)
@@ -42,7 +42,7 @@ public sealed class FixInitiator : IDisposable
     public int Attempts { get; private set; }
 
     /// <summary>The live connection, if any.</summary>
-    public FixConnection? Connection => _connection;
+    public FixSocketConnection? Connection => _connection;
 
     public void Start() => _thread.Start();
 
@@ -79,7 +79,8 @@ public sealed class FixInitiator : IDisposable
             }
 
             failures = 0;
-            var connection = new FixConnection(socket, _session, null, _session.Options.MaxMessageSize, _session.Options.OutboundBufferBytes, _log);
+            var options = _session.Options;
+            var connection = FixSocketConnection.Create(options.SocketTransport, socket, _session, null, options.MaxMessageSize, options.OutboundBufferBytes, _log);
             _connection = connection;
             connection.Start();
             while (!connection.Join(TimeSpan.FromMilliseconds(200)) && !_stopping)

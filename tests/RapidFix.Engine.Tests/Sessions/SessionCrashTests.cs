@@ -24,6 +24,11 @@ public sealed class SessionCrashTests : IDisposable
     private const int Orders = 3_000;
     private readonly string _journal = Path.Combine(Path.GetTempPath(), "rapidfix-crash-" + Guid.NewGuid().ToString("N"));
 
+    private const int SigStop = 19; // Linux
+
+    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static extern int Signal(int pid, int signal);
+
     public void Dispose()
     {
         if (Directory.Exists(_journal))
@@ -60,6 +65,15 @@ public sealed class SessionCrashTests : IDisposable
 
                 if (!killed && client.Executed >= Orders / 3)
                 {
+                    // Freeze the acceptor, then send orders it will never process: the kill always lands with orders
+                    // in flight, whatever the timing, so the restarted acceptor must ask for them again.
+                    Assert.Equal(0, Signal(child.Id, SigStop));
+                    for (int i = 0; i < 20 && sent < Orders; i++)
+                    {
+                        Assert.Equal(SendResult.Sent, client.Send(session, sent + 1, session.NextSenderMsgSeqNum));
+                        sent++;
+                    }
+
                     acknowledgedBeforeKill = client.Executed;
                     child.Kill(entireProcessTree: true);
                     child.WaitForExit();

@@ -3,6 +3,7 @@ using System.Net.Sockets;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Transport;
 using RapidFix.Tests.Shared;
 
 namespace RapidFix.Engine.Tests.Sessions;
@@ -11,15 +12,21 @@ namespace RapidFix.Engine.Tests.Sessions;
 [Collection(nameof(SessionEndToEnd))]
 public sealed class SessionEndToEndTests
 {
-    [Fact]
-    public void Orders_and_executions_flow_and_logout_ends_both_sides()
+    public static TheoryData<SocketTransport> Transports => new() { SocketTransport.Pipelines, SocketTransport.DedicatedThread };
+
+    private static string With(SocketTransport transport, string extra = "") => $"SocketTransport={transport}\n{extra}";
+    [Theory]
+    [MemberData(nameof(Transports))]
+    public void Orders_and_executions_flow_and_logout_ends_both_sides(SocketTransport transport)
     {
         var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor);
+        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport));
         var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port));
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), With(transport));
         var session = initiator.Sessions[0];
-        SessionHarness.WaitUntil(() => session.IsLoggedOn, "logon");
+        SessionHarness.WaitUntil(() => session.IsLoggedOn && initiator.Initiators[0].Connection is not null, "logon");
+        Assert.Equal(transport, initiator.Initiators[0].Connection!.Transport);
+        Assert.Equal(transport, acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed).Transport);
 
         for (int i = 1; i <= 100; i++)
         {
@@ -37,16 +44,19 @@ public sealed class SessionEndToEndTests
         Assert.Equal(SendResult.NotLoggedOn, client.SendOrder(session, 101));
     }
 
-    [Fact]
-    public void Steady_message_flow_allocates_nothing_on_any_engine_thread()
+    [Theory]
+    [MemberData(nameof(Transports))]
+    public void Steady_message_flow_allocates_nothing_on_any_engine_thread(SocketTransport transport)
     {
         var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor);
+        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport));
         var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port));
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), With(transport));
         var session = initiator.Sessions[0];
         SessionHarness.WaitUntil(() => session.IsLoggedOn && initiator.Initiators[0].Connection is not null, "logon");
         SessionHarness.WaitUntil(() => acceptor.Sessions[0].IsLoggedOn, "acceptor logon");
+        Assert.Equal(transport, initiator.Initiators[0].Connection!.Transport);
+        Assert.Equal(transport, acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed).Transport);
 
         long next = 1;
         void RoundTrips(int count)
@@ -89,15 +99,8 @@ public sealed class SessionEndToEndTests
         Assert.True(acceptorSession.IsLoggedOn);
     }
 
-    private static long AcceptorConnectionAllocated(RapidFix.Engine.Hosting.FixEngine acceptor)
-    {
-        var field = typeof(RapidFix.Engine.Transport.FixAcceptor).GetField("_connections", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!;
-        var connections = (List<RapidFix.Engine.Transport.FixConnection>)field.GetValue(acceptor.Acceptors[0])!;
-        lock (connections)
-        {
-            return connections.Single(c => !c.IsClosed).ThreadAllocatedBytes;
-        }
-    }
+    private static long AcceptorConnectionAllocated(RapidFix.Engine.Hosting.FixEngine acceptor) =>
+        acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed).ThreadAllocatedBytes;
 
     [Fact]
     public void A_refused_logon_gets_a_logout_with_the_reason_and_no_application_message_gets_through()
@@ -168,8 +171,9 @@ public sealed class SessionEndToEndTests
         Directory.Delete(journal, recursive: true);
     }
 
-    [Fact]
-    public void A_counterparty_that_stops_reading_is_disconnected_when_the_outbound_buffer_is_full()
+    [Theory]
+    [MemberData(nameof(Transports))]
+    public void A_counterparty_that_stops_reading_is_disconnected_when_the_outbound_buffer_is_full(SocketTransport transport)
     {
         using var listener = new TcpListener(IPAddress.Loopback, 0);
         listener.Start();
@@ -189,23 +193,14 @@ public sealed class SessionEndToEndTests
         socket.Connect(IPAddress.Loopback, port);
         using var server = listener.AcceptSocket();
         server.ReceiveBufferSize = 8192;
-        var connection = new RapidFix.Engine.Transport.FixConnection(socket, session, null, options.MaxMessageSize, options.OutboundBufferBytes);
+        var connection = FixSocketConnection.Create(transport, socket, session, null, options.MaxMessageSize, options.OutboundBufferBytes);
+        Assert.Equal(transport, connection.Transport);
         connection.Start();
 
         // The counterparty answers the logon, then never reads again.
         var logon = ReadMessage(server);
         Assert.Contains("35=A", logon, StringComparison.Ordinal);
-        var encoder = new FixEncoder();
-        var buffer = new byte[512];
-        encoder.Begin(buffer, 0, buffer.Length, "FIX.4.4"u8, "A"u8);
-        encoder.Add(Tags.MsgSeqNum, 1L);
-        encoder.Add(Tags.SenderCompID, "EXEC"u8);
-        encoder.AddTimestamp(Tags.SendingTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
-        encoder.Add(Tags.TargetCompID, "CLIENT"u8);
-        encoder.AddChar(Tags.EncryptMethod, (byte)'0');
-        encoder.Add(Tags.HeartBtInt, 30L);
-        Assert.True(encoder.Finish(out var reply));
-        server.Send(reply.Span);
+        server.Send(SessionHarness.RawLogon(1, "EXEC", "CLIENT"));
         SessionHarness.WaitUntil(() => session.IsLoggedOn, "logon");
 
         int sent = 0;
@@ -223,13 +218,14 @@ public sealed class SessionEndToEndTests
         Assert.False(session.IsLoggedOn);
     }
 
-    [Fact]
-    public void A_message_beyond_the_counterpartys_max_message_size_gets_a_logout_with_the_reason()
+    [Theory]
+    [MemberData(nameof(Transports))]
+    public void A_message_beyond_the_counterpartys_max_message_size_gets_a_logout_with_the_reason(SocketTransport transport)
     {
         var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: "MaxMessageSize=1024");
+        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport, "MaxMessageSize=1024"));
         var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port));
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), With(transport));
         var session = initiator.Sessions[0];
         SessionHarness.WaitUntil(() => session.IsLoggedOn, "logon");
 
@@ -243,13 +239,14 @@ public sealed class SessionEndToEndTests
         Assert.Equal(0, executor.Orders);
     }
 
-    [Fact]
-    public void A_message_beyond_our_own_max_message_size_is_not_sent()
+    [Theory]
+    [MemberData(nameof(Transports))]
+    public void A_message_beyond_our_own_max_message_size_is_not_sent(SocketTransport transport)
     {
         var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor);
+        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport));
         var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), "MaxMessageSize=1024");
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), With(transport, "MaxMessageSize=1024"));
         var session = initiator.Sessions[0];
         SessionHarness.WaitUntil(() => session.IsLoggedOn, "logon");
         int next = session.NextSenderMsgSeqNum;
@@ -263,11 +260,12 @@ public sealed class SessionEndToEndTests
         SessionHarness.WaitUntil(() => client.Executions == 1, "the execution");
     }
 
-    [Fact]
-    public void A_connection_that_never_completes_its_logon_is_dropped_after_the_logon_timeout()
+    [Theory]
+    [MemberData(nameof(Transports))]
+    public void A_connection_that_never_completes_its_logon_is_dropped_after_the_logon_timeout(SocketTransport transport)
     {
         var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: "LogonTimeout=1");
+        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport, "LogonTimeout=1"));
         int port = acceptor.Acceptors[0].LocalEndPoint.Port;
         var started = System.Diagnostics.Stopwatch.StartNew();
 
@@ -278,13 +276,16 @@ public sealed class SessionEndToEndTests
         half.Connect(IPAddress.Loopback, port);
         half.Send("8=FIX.4.4\u00019=75\u000135=A\u000134=1\u0001"u8);
 
-        Assert.True(ClosedByServer(silent, TimeSpan.FromSeconds(10)), "the silent connection was not dropped");
-        Assert.True(ClosedByServer(half, TimeSpan.FromSeconds(10)), "the half-logon connection was not dropped");
+        Assert.True(SessionHarness.ClosedByServer(silent, TimeSpan.FromSeconds(10)), "the silent connection was not dropped");
+        Assert.True(SessionHarness.ClosedByServer(half, TimeSpan.FromSeconds(10)), "the half-logon connection was not dropped");
         Assert.True(started.Elapsed >= TimeSpan.FromSeconds(0.95), $"dropped after {started.Elapsed}, before the 1 s LogonTimeout");
+
+        Assert.Equal(2, acceptor.Acceptors[0].Connections().Count(c => c.IsClosed && c.CloseReason == DisconnectReason.LogonTimeout));
+        Assert.All(acceptor.Acceptors[0].Connections(), c => Assert.Equal(transport, c.Transport));
 
         // The port still serves a client that logs on properly.
         var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(port));
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(port), With(transport));
         SessionHarness.WaitUntil(() => initiator.Sessions[0].IsLoggedOn, "a proper logon after the dropped ones");
         Assert.Equal(0, executor.Orders);
     }
@@ -318,25 +319,6 @@ public sealed class SessionEndToEndTests
         Assert.Contains("unexpected error in an engine thread", text, StringComparison.Ordinal);
         Assert.Contains("fault: System.InvalidOperationException: test: the application failed", text, StringComparison.Ordinal);
         Assert.Contains("unexpected error in the engine thread (see the fault line)", text, StringComparison.Ordinal);
-    }
-
-    /// <summary>True when the server ends the connection (orderly close or reset) within the time given.</summary>
-    private static bool ClosedByServer(Socket socket, TimeSpan within)
-    {
-        socket.ReceiveTimeout = (int)within.TotalMilliseconds;
-        var buffer = new byte[256];
-        try
-        {
-            return socket.Receive(buffer) == 0;
-        }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionReset)
-        {
-            return true;
-        }
-        catch (SocketException e) when (e.SocketErrorCode == SocketError.TimedOut)
-        {
-            return false;
-        }
     }
 
     private static string ReadMessage(Socket socket)

@@ -69,6 +69,60 @@ internal static class SessionHarness
 
     public static string Endpoint(int port) => $"SocketConnectHost=127.0.0.1\nSocketConnectPort={port}";
 
+    /// <summary>True when the server ends the connection (orderly close or reset) within the time given; reads past what it sends.</summary>
+    public static bool ClosedByServer(Socket socket, TimeSpan within)
+    {
+        socket.ReceiveTimeout = (int)within.TotalMilliseconds;
+        var buffer = new byte[4096];
+        try
+        {
+            while (socket.Receive(buffer) > 0)
+            {
+            }
+
+            return true;
+        }
+        catch (SocketException e) when (e.SocketErrorCode == SocketError.ConnectionReset)
+        {
+            return true;
+        }
+        catch (SocketException e) when (e.SocketErrorCode == SocketError.TimedOut)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>A FIX.4.4 header from <paramref name="sender"/> to <paramref name="target"/>, ready for body fields.</summary>
+    public static FixEncoder RawHeader(int seq, ReadOnlySpan<byte> msgType, string sender, string target)
+    {
+        var encoder = new FixEncoder();
+        encoder.Begin(new byte[1024], 0, 1024, "FIX.4.4"u8, msgType);
+        encoder.Add(Tags.MsgSeqNum, (long)seq);
+        encoder.Add(Tags.SenderCompID, System.Text.Encoding.ASCII.GetBytes(sender));
+        encoder.AddTimestamp(Tags.SendingTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
+        encoder.Add(Tags.TargetCompID, System.Text.Encoding.ASCII.GetBytes(target));
+        return encoder;
+    }
+
+    /// <summary>A whole FIX.4.4 Logon (HeartBtInt 30) as bytes.</summary>
+    public static byte[] RawLogon(int seq, string sender, string target)
+    {
+        var encoder = RawHeader(seq, "A"u8, sender, target);
+        encoder.AddChar(Tags.EncryptMethod, (byte)'0');
+        encoder.Add(Tags.HeartBtInt, 30L);
+        return RawFinish(encoder);
+    }
+
+    public static byte[] RawFinish(FixEncoder encoder)
+    {
+        if (!encoder.Finish(out var message))
+        {
+            throw new InvalidOperationException("the test message did not fit");
+        }
+
+        return message.Span.ToArray();
+    }
+
     public static void WaitUntil(Func<bool> condition, string what, int seconds = 15)
     {
         var deadline = DateTime.UtcNow.AddSeconds(seconds);

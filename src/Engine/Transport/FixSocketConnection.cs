@@ -1,0 +1,419 @@
+using System.Net.Sockets;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Sessions;
+using RapidFix.Pools.Diagnostics;
+
+namespace RapidFix.Engine.Transport;
+
+/// <summary>How a connection buffers what it receives (setting SocketTransport). Both read on a dedicated thread.</summary>
+public enum SocketTransport : byte
+{
+    /// <summary>A System.IO.Pipelines pipe over a per-connection slab pool (<see cref="PipeConnection"/>).</summary>
+    Pipelines,
+
+    /// <summary>One flat pinned receive buffer, compacted after each read (<see cref="FixConnection"/>).</summary>
+    DedicatedThread,
+}
+
+/// <summary>
+/// One TCP connection served by a dedicated thread: it waits for bytes, frames and parses messages and hands them to
+/// the session, runs the session's timer, and drains the outbound buffer when the socket pushes back. The two kinds
+/// differ only in how received bytes are buffered (<see cref="Receive"/>); receiving and sending allocate nothing.
+/// </summary>
+/// <remarks>
+/// Sends are made from the sender's thread straight to the (non-blocking) socket; only what the kernel does not
+/// take at once is copied to a bounded outbound buffer that this thread drains. A counterparty so slow that the
+/// buffer fills is logged and disconnected: memory never grows.
+/// An acceptor's connection is bound to its session by the first message, which must be a Logon for a known
+/// session that is not already connected.
+/// </remarks>
+public abstract class FixSocketConnection : ISessionTransport
+{
+    private const int TimerIntervalMicros = 50_000;
+
+    private readonly Socket _socket;
+    private readonly FixFramer _framer;
+    private readonly FixMessage _view;
+    private readonly Func<FixMessage, FixSession?>? _router;
+    private readonly EngineLog _log;
+    private readonly object _sendLock = new();
+    private readonly byte[] _pending;
+    private readonly Thread _thread;
+    private readonly TimeSpan _logonTimeout;
+    private FixSession? _session;
+    private int _pendingLength;
+    private long _threadAllocatedBytes;
+    private long _readTimestamp;
+    private volatile bool _closed;
+    private DisconnectReason _reason;
+
+    /// <param name="socket">A connected socket; the connection owns it from now on.</param>
+    /// <param name="session">The session (initiator), or null for an acceptor connection routed by its Logon.</param>
+    /// <param name="router">Finds the session of an acceptor connection's Logon (null: no such session).</param>
+    /// <param name="maxMessageSize">Largest message read.</param>
+    /// <param name="outboundBufferBytes">Bytes that may wait for a slow counterparty.</param>
+    /// <param name="log">Where connection events are logged.</param>
+    /// <param name="logonTimeout">
+    /// How long an acceptor connection may stay without a routed Logon (nothing sent, half a message, a slow trickle)
+    /// before it is dropped; ignored for an initiator, whose session times its own Logon. Default 10 s.
+    /// </param>
+    private protected FixSocketConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log, TimeSpan? logonTimeout)
+    {
+        ArgumentNullException.ThrowIfNull(socket);
+        if (session is null && router is null)
+        {
+            throw new ArgumentException("Either a session or a router is needed.");
+        }
+
+        _socket = socket;
+        _session = session;
+        _router = router;
+        _log = log ?? EngineLog.Null;
+        _framer = new FixFramer(maxMessageSize);
+        _view = new FixMessage(new FixMessageOptions { MaxMessageSize = maxMessageSize });
+        _pending = GC.AllocateUninitializedArray<byte>(outboundBufferBytes, pinned: true);
+        _logonTimeout = logonTimeout ?? TimeSpan.FromSeconds(10);
+        if (_logonTimeout <= TimeSpan.Zero)
+        {
+            throw new ArgumentOutOfRangeException(nameof(logonTimeout), logonTimeout, "The logon timeout must be positive.");
+        }
+
+        // What may wait unframed before the connection gives up on it: a whole message plus a read's worth.
+        ReceiveLimit = maxMessageSize * 2 + 4096;
+        socket.Blocking = false;
+        socket.NoDelay = true;
+        _thread = new Thread(Run) { IsBackground = true, Name = "rapidfix-connection" };
+    }
+
+    /// <summary>Creates a connection of the kind <paramref name="transport"/> names.</summary>
+    public static FixSocketConnection Create(SocketTransport transport, Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router,
+        int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null) =>
+        transport == SocketTransport.Pipelines
+            ? new PipeConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout)
+            : new FixConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout);
+
+    /// <summary>Which kind of connection this is.</summary>
+    public abstract SocketTransport Transport { get; }
+
+    /// <summary>The session bound to this connection (null until an acceptor connection's Logon is routed).</summary>
+    public FixSession? Session => _session;
+
+    /// <summary>True once the connection is closed.</summary>
+    public bool IsClosed => _closed;
+
+    /// <summary>Why the connection closed.</summary>
+    public DisconnectReason CloseReason => _reason;
+
+    /// <summary>Bytes waiting in the outbound buffer.</summary>
+    public int PendingBytes => Volatile.Read(ref _pendingLength);
+
+    /// <summary>
+    /// Bytes the connection's thread has allocated since it started (sampled once per loop): flat in the continuous
+    /// phase. Connection set-up allocates; receiving, processing and sending must not.
+    /// </summary>
+    public long ThreadAllocatedBytes => Volatile.Read(ref _threadAllocatedBytes);
+
+    /// <summary>The framer's counters (garbage skipped, garbled frames, bad checksums).</summary>
+    public FixFramer Framer => _framer;
+
+    /// <summary>Unframed bytes beyond which the connection is closed (MessageTooLarge).</summary>
+    private protected int ReceiveLimit { get; }
+
+    private protected bool Closed => _closed;
+
+    /// <summary>Starts the connection's thread (and, for an initiator, the session's logon).</summary>
+    public void Start()
+    {
+        if (_session is not null && !_session.OnConnected(this))
+        {
+            Close(DisconnectReason.AlreadyLoggedOn);
+        }
+
+        _thread.Start();
+    }
+
+    /// <summary>Waits for the connection's thread to end.</summary>
+    public bool Join(TimeSpan timeout) => _thread.Join(timeout);
+
+    public bool Send(ReadOnlySpan<byte> message)
+    {
+        lock (_sendLock)
+        {
+            if (_closed)
+            {
+                return false;
+            }
+
+            if (_pendingLength == 0)
+            {
+                int sent = _socket.Send(message, SocketFlags.None, out var error);
+                if (error is not SocketError.Success and not SocketError.WouldBlock)
+                {
+                    Close(DisconnectReason.SocketError);
+                    return false;
+                }
+
+                if (error == SocketError.WouldBlock)
+                {
+                    sent = 0;
+                }
+
+                message = message.Slice(sent);
+                if (message.IsEmpty)
+                {
+                    return true;
+                }
+            }
+
+            if (message.Length > _pending.Length - _pendingLength)
+            {
+                _log.Write(LogLevel.Error, LogEvent.OutboundBufferFull, _session?.LogIndex ?? -1, _pendingLength);
+                Close(DisconnectReason.OutboundBufferFull);
+                return false;
+            }
+
+            message.CopyTo(_pending.AsSpan(_pendingLength));
+            _pendingLength += message.Length;
+            return true;
+        }
+    }
+
+    public void Disconnect(DisconnectReason reason) => Close(reason);
+
+    private protected void Close(DisconnectReason reason)
+    {
+        if (_closed)
+        {
+            return;
+        }
+
+        _reason = reason;
+        _closed = true;
+        try
+        {
+            _socket.Shutdown(SocketShutdown.Both);
+        }
+        catch (SocketException)
+        {
+            // Already reset by the peer: nothing to shut down.
+        }
+        catch (ObjectDisposedException)
+        {
+        }
+    }
+
+    /// <summary>Called once on the connection's thread when it ends, before the socket is disposed.</summary>
+    private protected virtual void OnClosed()
+    {
+    }
+
+    // The connection's whole life is one call: compiled optimized at once, so that its loop is never moved to
+    // optimized code by on-stack replacement (which allocates) in the continuous phase.
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
+    private void Run()
+    {
+        long lastTimer = Time.EngineClock.Timestamp;
+        long timerTicks = System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros);
+
+        // An acceptor connection that has not been bound to a session by its Logon in time is dropped: a silent or
+        // trickling client must not hold a socket, a thread and its buffers forever.
+        long logonDeadline = lastTimer + (long)(_logonTimeout.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
+        var threadStats = EngineThreads.Register();
+        try
+        {
+            while (!_closed)
+            {
+                threadStats.RefreshAllocatedBytes();
+                if (Volatile.Read(ref _pendingLength) > 0)
+                {
+                    Flush();
+                }
+
+                int wait = Volatile.Read(ref _pendingLength) > 0 ? 1_000 : TimerIntervalMicros;
+                if (_socket.Poll(wait, SelectMode.SelectRead) && !_closed)
+                {
+                    if (!Receive())
+                    {
+                        break;
+                    }
+                }
+
+                long now = Time.EngineClock.Timestamp;
+                if (now - lastTimer >= timerTicks)
+                {
+                    lastTimer = now;
+                    if (_session is not null)
+                    {
+                        _session.OnTimer();
+                    }
+                    else if (now >= logonDeadline)
+                    {
+                        _log.Write(LogLevel.Warning, LogEvent.LogonTimedOut, -1, (long)Math.Ceiling(_logonTimeout.TotalSeconds));
+                        Close(DisconnectReason.LogonTimeout);
+                    }
+                }
+
+                Volatile.Write(ref _threadAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
+            }
+        }
+        catch (SocketException)
+        {
+            Close(DisconnectReason.SocketError);
+        }
+        catch (ObjectDisposedException)
+        {
+            Close(DisconnectReason.SocketError);
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            // An application callback that threw (or a bug) must not take the whole process down with this thread.
+            _log.WriteFault(_session?.LogIndex ?? -1, ex);
+            Close(DisconnectReason.EngineFault);
+        }
+        finally
+        {
+            Close(_reason == DisconnectReason.None ? DisconnectReason.PeerClosed : _reason);
+            try
+            {
+                OnClosed();
+                _session?.OnDisconnected(this, _reason);
+            }
+            catch (Exception ex) when (ex is not OutOfMemoryException)
+            {
+                _log.WriteFault(_session?.LogIndex ?? -1, ex);
+            }
+
+            _socket.Dispose();
+        }
+    }
+
+    private void Flush()
+    {
+        lock (_sendLock)
+        {
+            if (_pendingLength == 0 || _closed)
+            {
+                return;
+            }
+
+            int sent = _socket.Send(_pending.AsSpan(0, _pendingLength), SocketFlags.None, out var error);
+            if (error == SocketError.WouldBlock)
+            {
+                return;
+            }
+
+            if (error != SocketError.Success)
+            {
+                Close(DisconnectReason.SocketError);
+                return;
+            }
+
+            _pending.AsSpan(sent, _pendingLength - sent).CopyTo(_pending);
+            _pendingLength -= sent;
+        }
+    }
+
+    /// <summary>Reads what the socket has and processes every whole message. False when the connection is over.</summary>
+    private protected abstract bool Receive();
+
+    /// <summary>
+    /// One non-blocking read into <paramref name="into"/>: the byte count, 0 when the socket had nothing after all,
+    /// or -1 when the connection is over (peer closed or socket error; the connection is closed).
+    /// </summary>
+    private protected int ReadSocket(Span<byte> into)
+    {
+        int n = _socket.Receive(into, SocketFlags.None, out var error);
+        if (error == SocketError.WouldBlock)
+        {
+            return 0;
+        }
+
+        if (error != SocketError.Success || n == 0)
+        {
+            Close(error == SocketError.Success ? DisconnectReason.PeerClosed : DisconnectReason.SocketError);
+            return -1;
+        }
+
+        _readTimestamp = EngineLatency.Start();
+        return n;
+    }
+
+    /// <summary>A frame that is not a complete message: garbage before a logon closes, after it the session decides.</summary>
+    private protected void Reject(in FrameResult frame)
+    {
+        if (_session is null || !_session.IsLoggedOn && _router is not null)
+        {
+            // Garbage before a logon: nothing to talk to.
+            Close(DisconnectReason.GarbledBeforeLogon);
+        }
+        else if (frame.Error == FrameError.MessageTooLarge)
+        {
+            _session.OnMessageTooLarge();
+        }
+        else
+        {
+            _session.OnGarbled(frame.Status, (int)frame.Error);
+        }
+    }
+
+    /// <summary>Closes a connection whose unframed bytes reached <see cref="ReceiveLimit"/>.</summary>
+    private protected void CloseTooLarge(long buffered)
+    {
+        _log.Write(LogLevel.Error, LogEvent.MessageTooLarge, _session?.LogIndex ?? -1, buffered);
+        Close(DisconnectReason.MessageTooLarge);
+    }
+
+    /// <summary>Parses a framed message held in <paramref name="buffer"/> and hands it to its session (routing a first Logon).</summary>
+    private protected void Deliver(byte[] buffer, int start, int length)
+    {
+        var session = _session;
+        if (session is null)
+        {
+            // An acceptor's first message: it must be a Logon for a session we know and that is free.
+            if (_view.Parse(buffer, start, length) != FixParseError.None || !Is(_view.MsgType, (byte)'A'))
+            {
+                _log.Write(LogLevel.Warning, LogEvent.NotLogonFirst, -1, _view.TryGetInt(Tags.MsgSeqNum, out int s) ? s : 0);
+                Close(DisconnectReason.NotLogonFirst);
+                return;
+            }
+
+            session = _router!(_view);
+            if (session is null)
+            {
+                _log.Write(LogLevel.Warning, LogEvent.UnknownSession, -1);
+                Close(DisconnectReason.UnknownSession);
+                return;
+            }
+
+            if (!session.TryAttach(this))
+            {
+                _log.Write(LogLevel.Warning, LogEvent.AlreadyLoggedOn, session.LogIndex);
+                Close(DisconnectReason.AlreadyLoggedOn);
+                return;
+            }
+
+            _session = session;
+        }
+
+        var dictionary = session.Options.DictionaryFor(FixMessage.PeekMsgType(new ReadOnlySpan<byte>(buffer, start, length)));
+        var error = _view.Parse(buffer, start, length, dictionary);
+        if (error != FixParseError.None)
+        {
+            if (!session.IsLoggedOn && Is(_view.MsgType, (byte)'A'))
+            {
+                Close(DisconnectReason.InvalidLogon);
+                return;
+            }
+
+            session.OnGarbled(FrameStatus.Garbled, 100 + (int)error);
+            return;
+        }
+
+        session.OnMessage(_view);
+        EngineLatency.Stop(LatencyChannel.Receive, _readTimestamp);
+    }
+
+    private static bool Is(ReadOnlySpan<byte> msgType, byte type) => msgType.Length == 1 && msgType[0] == type;
+}
