@@ -402,9 +402,18 @@ public sealed class FastMessage : IFieldAccessor
         return true;
     }
 
-    public bool TryGetLong(FieldScope scope, int tag, out long value)
+    public bool TryGetLong(FieldScope scope, int tag, out long value) => TryGetLong(scope, tag, out value, out _);
+
+    /// <summary>
+    /// The value as an int64, converted as FAST's conversion rules say, with the reason when it does not convert:
+    /// <see cref="FastErrorCode.D10"/> a string that is not an integer, <see cref="FastErrorCode.R4"/> a value beyond
+    /// the int64 range, <see cref="FastErrorCode.R5"/> a decimal with a fraction. An absent field (or one of a kind
+    /// that holds no number, a sequence length aside) is false with <see cref="FastErrorCode.None"/>.
+    /// </summary>
+    public bool TryGetLong(FieldScope scope, int tag, out long value, out FastErrorCode error)
     {
         value = 0;
+        error = FastErrorCode.None;
         if (!TryFind(scope, tag, out var v, out _))
         {
             return false;
@@ -418,12 +427,18 @@ public sealed class FastMessage : IFieldAccessor
                 return true;
             case FastValueKind.UnsignedInteger:
                 value = v.Int;
-                return v.Int >= 0;
+                return v.Int >= 0 || Fail(FastErrorCode.R4, out error); // a uInt64 above Int64.MaxValue
             case FastValueKind.Decimal:
-                return DecimalToLong(v.Int, v.Aux, out value);
+                error = DecimalToLong(v.Int, v.Aux, out value);
+                return error == FastErrorCode.None;
             case FastValueKind.Bytes:
                 var text = BytesOf(v.Offset, v.Aux);
-                return Utf8Parser.TryParse(text, out value, out int used) && used == text.Length;
+                if (Utf8Parser.TryParse(text, out value, out int used) && used == text.Length)
+                {
+                    return true;
+                }
+
+                return Fail(IsIntegerSyntax(text) ? FastErrorCode.R4 : FastErrorCode.D10, out error);
             default:
                 return false;
         }
@@ -442,21 +457,37 @@ public sealed class FastMessage : IFieldAccessor
         return false;
     }
 
-    public bool TryGetInt(FieldScope scope, int tag, out int value)
+    public bool TryGetInt(FieldScope scope, int tag, out int value) => TryGetInt(scope, tag, out value, out _);
+
+    /// <summary>The value as an int32: the int64 conversion's errors, and <see cref="FastErrorCode.R4"/> beyond the int32 range.</summary>
+    public bool TryGetInt(FieldScope scope, int tag, out int value, out FastErrorCode error)
     {
         value = 0;
-        if (TryGetLong(scope, tag, out long l) && l >= int.MinValue && l <= int.MaxValue)
+        if (!TryGetLong(scope, tag, out long l, out error))
         {
-            value = (int)l;
-            return true;
+            return false;
         }
 
-        return false;
+        if (l < int.MinValue || l > int.MaxValue)
+        {
+            return Fail(FastErrorCode.R4, out error);
+        }
+
+        value = (int)l;
+        return true;
     }
 
-    public bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value)
+    public bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value) => TryGetDecimal(scope, tag, out value, out _);
+
+    /// <summary>
+    /// The value as a decimal: <see cref="FastErrorCode.D10"/> for a string that is not a decimal number,
+    /// <see cref="FastErrorCode.R2"/> for a value a decimal cannot represent (a uInt64 above Int64.MaxValue, a string
+    /// whose mantissa passes int64 or whose exponent leaves [-63, 63]).
+    /// </summary>
+    public bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value, out FastErrorCode error)
     {
         value = default;
+        error = FastErrorCode.None;
         if (!TryFind(scope, tag, out var v, out _))
         {
             return false;
@@ -472,12 +503,39 @@ public sealed class FastMessage : IFieldAccessor
                 return true;
             case FastValueKind.UnsignedInteger:
                 value = new FixDecimal(v.Int, 0);
-                return v.Int >= 0;
+                return v.Int >= 0 || Fail(FastErrorCode.R2, out error);
             case FastValueKind.Bytes:
-                return FixDecimal.TryParse(BytesOf(v.Offset, v.Aux), out value);
+                var text = BytesOf(v.Offset, v.Aux);
+                if (FixDecimal.TryParse(text, out value))
+                {
+                    return value.Exponent is >= -63 and <= 63 || Fail(FastErrorCode.R2, out error);
+                }
+
+                return Fail(IsDecimalSyntax(text) ? FastErrorCode.R2 : FastErrorCode.D10, out error);
             default:
                 return false;
         }
+    }
+
+    /// <summary>
+    /// The value as ASCII text: <see cref="FastErrorCode.R3"/> when a unicode string (or byte vector) holds bytes
+    /// beyond ASCII. Numbers are rendered as by <see cref="TryGetText"/>.
+    /// </summary>
+    public bool TryGetAscii(FieldScope scope, int tag, out ReadOnlySpan<byte> value, out FastErrorCode error)
+    {
+        error = FastErrorCode.None;
+        if (!TryGetText(scope, tag, out value))
+        {
+            return false;
+        }
+
+        if (System.Text.Ascii.IsValid(value))
+        {
+            return true;
+        }
+
+        value = default;
+        return Fail(FastErrorCode.R3, out error);
     }
 
     public int GetGroupCount(FieldScope scope, int countTag) =>
@@ -495,14 +553,14 @@ public sealed class FastMessage : IFieldAccessor
         return false;
     }
 
-    private static bool DecimalToLong(long mantissa, int exponent, out long value)
+    private static FastErrorCode DecimalToLong(long mantissa, int exponent, out long value)
     {
         value = mantissa;
         for (int e = exponent; e > 0; e--)
         {
             if (value > long.MaxValue / 10 || value < long.MinValue / 10)
             {
-                return false;
+                return FastErrorCode.R4;
             }
 
             value *= 10;
@@ -512,13 +570,44 @@ public sealed class FastMessage : IFieldAccessor
         {
             if (value % 10 != 0)
             {
-                return false;
+                return FastErrorCode.R5;
             }
 
             value /= 10;
         }
 
-        return true;
+        return FastErrorCode.None;
+    }
+
+    private static bool Fail(FastErrorCode code, out FastErrorCode error)
+    {
+        error = code;
+        return false;
+    }
+
+    /// <summary>An optional sign then digits only: an integer too large for the type, not a syntax error.</summary>
+    private static bool IsIntegerSyntax(ReadOnlySpan<byte> text)
+    {
+        if (!text.IsEmpty && (text[0] == (byte)'-' || text[0] == (byte)'+'))
+        {
+            text = text[1..];
+        }
+
+        return !text.IsEmpty && !text.ContainsAnyExceptInRange((byte)'0', (byte)'9');
+    }
+
+    /// <summary>An optional sign, digits and at most one point: a number a decimal cannot hold, not a syntax error.</summary>
+    private static bool IsDecimalSyntax(ReadOnlySpan<byte> text)
+    {
+        int point = text.IndexOf((byte)'.');
+        if (point < 0)
+        {
+            return IsIntegerSyntax(text);
+        }
+
+        var fraction = text[(point + 1)..];
+        return (point == 0 || IsIntegerSyntax(text[..point]) || text[..point] is [(byte)'-'] or [(byte)'+'])
+            && !fraction.ContainsAnyExceptInRange((byte)'0', (byte)'9') && (point > 0 || !fraction.IsEmpty);
     }
 }
 

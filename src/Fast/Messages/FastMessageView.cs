@@ -31,6 +31,18 @@ public readonly struct FastMessageView : IFieldAccessor
 
     public bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value) => _message.TryGetDecimal(scope, tag, out value);
 
+    /// <inheritdoc cref="FastMessage.TryGetLong(FieldScope, int, out long, out FastErrorCode)"/>
+    public bool TryGetLong(FieldScope scope, int tag, out long value, out FastErrorCode error) => _message.TryGetLong(scope, tag, out value, out error);
+
+    /// <inheritdoc cref="FastMessage.TryGetInt(FieldScope, int, out int, out FastErrorCode)"/>
+    public bool TryGetInt(FieldScope scope, int tag, out int value, out FastErrorCode error) => _message.TryGetInt(scope, tag, out value, out error);
+
+    /// <inheritdoc cref="FastMessage.TryGetDecimal(FieldScope, int, out FixDecimal, out FastErrorCode)"/>
+    public bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value, out FastErrorCode error) => _message.TryGetDecimal(scope, tag, out value, out error);
+
+    /// <inheritdoc cref="FastMessage.TryGetAscii(FieldScope, int, out ReadOnlySpan{byte}, out FastErrorCode)"/>
+    public bool TryGetAscii(FieldScope scope, int tag, out ReadOnlySpan<byte> value, out FastErrorCode error) => _message.TryGetAscii(scope, tag, out value, out error);
+
     public int GetGroupCount(FieldScope scope, int countTag) => _message.GetGroupCount(scope, countTag);
 
     public bool TryGetGroupEntry(FieldScope scope, int countTag, int index, out FieldScope entry) =>
