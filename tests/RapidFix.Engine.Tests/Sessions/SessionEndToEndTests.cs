@@ -137,7 +137,11 @@ public sealed class SessionEndToEndTests
         var client = new OrderingApplication();
         using var initiator = SessionHarness.Initiator(new PasswordApplication(client, "secret"), SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port));
         SessionHarness.WaitUntil(() => initiator.Sessions[0].IsLoggedOn, "logon");
+
+        // The acceptor answers the Logon before it tells its application: wait for that, then count.
+        SessionHarness.WaitUntil(() => executor.Logons > 0, "the acceptor application's OnLogon");
         Assert.Equal(1, executor.Logons);
+        Assert.True(acceptor.Sessions[0].IsLoggedOn);
     }
 
     [Fact]
