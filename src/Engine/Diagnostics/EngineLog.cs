@@ -55,6 +55,7 @@ public enum LogEvent : ushort
     ResendForNextExpected,
     ResendExpectedFromLogon,
     EngineFault,
+    PeerResendNotForthcoming,
 }
 
 /// <summary>
@@ -302,6 +303,7 @@ public sealed class EngineLog : IDisposable
             case LogEvent.MessageTooLarge: w.Append("message larger than MaxMessageSize ("u8); w.Number(e.A); w.Append(" bytes)"u8); break;
             case LogEvent.StoreWriteFailed: w.Append("message store refused a write (status "u8); w.Number(e.A); w.Append(")"u8); break;
             case LogEvent.SessionReset: w.Append("sequence numbers reset"u8); break;
+            case LogEvent.PeerResendNotForthcoming: w.Append("the counterparty announced its resend of "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); w.Append(" (NextExpectedMsgSeqNum) but has not begun it: sending a ResendRequest"u8); break;
             case LogEvent.EngineFault: w.Append("unexpected error in an engine thread (HRESULT "u8); w.Number(e.A); w.Append("): connection closed, details on the fault line"u8); break;
             case LogEvent.LogonTimedOut: w.Append("no logon within LogonTimeout ("u8); w.Number(e.A); w.Append(" s): disconnecting"u8); break;
             case LogEvent.NextExpectedMsgSeqNumTooHigh: w.Append("Logon NextExpectedMsgSeqNum(789) "u8); w.Number(e.B); w.Append(" is higher than our next MsgSeqNum "u8); w.Number(e.A); w.Append(", logging out"u8); break;

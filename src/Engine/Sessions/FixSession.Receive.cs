@@ -311,7 +311,7 @@ public sealed partial class FixSession
             _counters.QueuedAheadOfGap++;
         }
 
-        _resend = new ResendRange { Active = true, Begin = expected, End = seqNum - 1, ChunkEnd = 0 };
+        _resend = new ResendRange { Active = true, Begin = expected, End = seqNum - 1, ChunkEnd = 0, AwaitingPeerSince = _clock.UtcNowNanos };
     }
 
     private void NextLogout(FixMessage logout)
@@ -449,11 +449,18 @@ public sealed partial class FixSession
 
         if (_resend.Active && !_options.SendRedundantResendRequests && seqNum >= _resend.Begin)
         {
-            return; // a ResendRequest covering this is already out
+            return; // a ResendRequest covering this is already out (or the counterparty's own resend is awaited)
         }
 
-        // Ask for everything from the expected number: "through infinity" (0, or 999999 before FIX 4.2), or in
-        // chunks of MaxMessagesInResendRequest.
+        RequestResend(expected, seqNum);
+    }
+
+    /// <summary>
+    /// Asks for everything from <paramref name="expected"/> below <paramref name="seqNum"/>: "through infinity"
+    /// (0, or 999999 before FIX 4.2), or in chunks of MaxMessagesInResendRequest.
+    /// </summary>
+    private void RequestResend(int expected, int seqNum)
+    {
         int endRange = seqNum - 1;
         int endChunk;
         if (_options.MaxMessagesInResendRequest > 0)

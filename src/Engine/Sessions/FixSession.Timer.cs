@@ -5,6 +5,9 @@ namespace RapidFix.Engine.Sessions;
 /// <summary>What happens with the passage of time: heartbeats, TestRequests, timeouts, the schedule.</summary>
 public sealed partial class FixSession
 {
+    /// <summary>How long a counterparty that announced its resend (NextExpectedMsgSeqNum) has to begin it.</summary>
+    private const long PeerResendGraceNanos = 2_000_000_000;
+
     /// <summary>
     /// Called by the transport's thread a few times a second (and after every message): sends heartbeats and
     /// TestRequests, enforces the logon, logout and heartbeat timeouts and the session schedule. Allocation-free.
@@ -46,6 +49,16 @@ public sealed partial class FixSession
             }
 
             return;
+        }
+
+        if (_resend.AwaitingPeerSince != 0 && !_resend.Started && now - _resend.AwaitingPeerSince >= PeerResendGraceNanos)
+        {
+            // The counterparty sent NextExpectedMsgSeqNum but has not begun to fill its gap: ask, as without 789.
+            _log.Write(LogLevel.Warning, LogEvent.PeerResendNotForthcoming, _logIndex, _resend.Begin, _resend.End);
+            int begin = _resend.Begin;
+            int end = _resend.End;
+            _resend = default;
+            RequestResend(begin, end + 1);
         }
 
         if (_heartBtInt == 0)

@@ -313,6 +313,9 @@ public sealed partial class FixSession
         public int ChunkEnd;
         public bool Active;
         public bool Started;
+
+        /// <summary>When the counterparty's own resend (NextExpectedMsgSeqNum) began to be awaited; 0 once asked for.</summary>
+        public long AwaitingPeerSince;
     }
 }
 
