@@ -6,6 +6,7 @@ using RapidFix.Fast.Messages;
 using RapidFix.Fast.Templates;
 using RapidFix.Fast.Tests.Support;
 using RapidFix.Tests.Shared;
+using RapidFix.Tests.Shared.Fast;
 
 namespace RapidFix.Fast.Tests;
 
@@ -101,7 +102,7 @@ public sealed class AllocationTests
         public void DecodeAllWithHandler()
         {
             Decoder.Reset();
-            var handler = new CountingHandler();
+            var handler = new CountingFastHandler();
             var reader = new FastStreamReader(Corpus.Bytes, FastFraming.LengthPrefixLittleEndian);
             while (!reader.End)
             {
@@ -165,59 +166,6 @@ public sealed class AllocationTests
             }
 
             Checksum += sum;
-        }
-    }
-
-    private struct CountingHandler : IFastDecodeHandler
-    {
-        public long Values;
-
-        public bool OnMessageStart(FastTemplate template) => true;
-
-        public void OnInteger(FastField field, long value) => Values++;
-
-        public void OnDecimal(FastField field, long mantissa, int exponent) => Values++;
-
-        public bool OnBytes(FastField field, ReadOnlySpan<byte> value)
-        {
-            Values++;
-            return true;
-        }
-
-        public void OnAbsent(FastField field)
-        {
-        }
-
-        public bool OnSequenceStart(FastField field, int length) => true;
-
-        public void OnSequenceEntryStart(FastField field, int index)
-        {
-        }
-
-        public void OnSequenceEntryEnd(FastField field)
-        {
-        }
-
-        public void OnSequenceEnd(FastField field)
-        {
-        }
-
-        public void OnGroupStart(FastField field)
-        {
-        }
-
-        public void OnGroupEnd(FastField field)
-        {
-        }
-
-        public bool OnTemplateRefStart(FastField field, FastTemplate template) => true;
-
-        public void OnTemplateRefEnd(FastField field)
-        {
-        }
-
-        public void OnMessageEnd(FastTemplate template)
-        {
         }
     }
 }

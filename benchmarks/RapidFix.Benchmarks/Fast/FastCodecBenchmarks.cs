@@ -5,6 +5,7 @@ using RapidFix.Fast.Codec;
 using RapidFix.Fast.Framing;
 using RapidFix.Fast.Messages;
 using RapidFix.Fast.Templates;
+using RapidFix.Tests.Shared.Fast;
 
 namespace RapidFix.Benchmarks.Fast;
 
@@ -92,7 +93,7 @@ public class FastCodecBenchmarks
     public long DecodeToHandler()
     {
         _decoder.Reset();
-        var handler = new CountingHandler();
+        var handler = new CountingFastHandler();
         var reader = new FastStreamReader(_data, FastFraming.LengthPrefixLittleEndian);
         while (!reader.End)
         {
@@ -137,58 +138,5 @@ public class FastCodecBenchmarks
         }
 
         return pos;
-    }
-
-    private struct CountingHandler : IFastDecodeHandler
-    {
-        public long Values;
-
-        public bool OnMessageStart(FastTemplate template) => true;
-
-        public void OnInteger(FastField field, long value) => Values++;
-
-        public void OnDecimal(FastField field, long mantissa, int exponent) => Values++;
-
-        public bool OnBytes(FastField field, ReadOnlySpan<byte> value)
-        {
-            Values++;
-            return true;
-        }
-
-        public void OnAbsent(FastField field)
-        {
-        }
-
-        public bool OnSequenceStart(FastField field, int length) => true;
-
-        public void OnSequenceEntryStart(FastField field, int index)
-        {
-        }
-
-        public void OnSequenceEntryEnd(FastField field)
-        {
-        }
-
-        public void OnSequenceEnd(FastField field)
-        {
-        }
-
-        public void OnGroupStart(FastField field)
-        {
-        }
-
-        public void OnGroupEnd(FastField field)
-        {
-        }
-
-        public bool OnTemplateRefStart(FastField field, FastTemplate template) => true;
-
-        public void OnTemplateRefEnd(FastField field)
-        {
-        }
-
-        public void OnMessageEnd(FastTemplate template)
-        {
-        }
     }
 }
