@@ -3,6 +3,7 @@ using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Sessions;
+using RapidFix.Tests.Shared;
 
 // Usage: RapidFix.SessionCrashHost <port> <journal folder>
 // Prints "READY" once listening, then executes orders until the process is killed.
@@ -43,20 +44,7 @@ internal sealed class Executor : FixApplicationBase
         }
 
         var body = new FixBodyWriter(_body);
-        body.Add(Tags.OrderID, message.GetValue(Tags.ClOrdID));
-        body.Add(Tags.ClOrdID, message.GetValue(Tags.ClOrdID));
-        body.Add(Tags.ExecID, message.GetValue(Tags.ClOrdID));
-        body.AddChar(150, (byte)'F');
-        body.AddChar(Tags.OrdStatus, (byte)'2');
-        body.Add(Tags.Symbol, message.GetValue(Tags.Symbol));
-        body.Add(Tags.Side, message.GetValue(Tags.Side));
-        message.TryGetLong(Tags.OrderQty, out long qty);
-        body.Add(Tags.OrderQty, qty);
-        body.Add(32, qty);
-        body.Add(31, new FixDecimal(10025, -2));
-        body.Add(151, 0L);
-        body.Add(14, qty);
-        body.Add(6, new FixDecimal(10025, -2));
+        FixSampleEncoding.WriteFill(ref body, message);
         session.Send("8"u8, body.Written);
         return MessageDisposition.Accept;
     }

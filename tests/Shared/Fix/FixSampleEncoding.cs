@@ -4,8 +4,27 @@ using RapidFix.Engine.Fields;
 namespace RapidFix.Tests.Shared;
 
 /// <summary>How RapidFix encodes the sample messages (shared by the encoder tests and the benchmarks).</summary>
-public static class FixSampleEncoding
+internal static class FixSampleEncoding
 {
+    /// <summary>The body of an ExecutionReport filling <paramref name="order"/> (a NewOrderSingle) completely at 100.25.</summary>
+    public static void WriteFill(ref Engine.Sessions.FixBodyWriter body, FixMessage order)
+    {
+        body.Add(Tags.OrderID, order.GetValue(Tags.ClOrdID));
+        body.Add(Tags.ClOrdID, order.GetValue(Tags.ClOrdID));
+        body.Add(Tags.ExecID, order.GetValue(Tags.ClOrdID));
+        body.AddChar(150, (byte)'F');
+        body.AddChar(Tags.OrdStatus, (byte)'2');
+        body.Add(Tags.Symbol, order.GetValue(Tags.Symbol));
+        body.Add(Tags.Side, order.GetValue(Tags.Side));
+        order.TryGetLong(Tags.OrderQty, out long qty);
+        body.Add(Tags.OrderQty, qty);
+        body.Add(32, qty);
+        body.Add(31, new FixDecimal(10025, -2));
+        body.Add(151, 0L);
+        body.Add(14, qty);
+        body.Add(6, new FixDecimal(10025, -2));
+    }
+
     /// <summary>Encodes the sample ExecutionReport field by field.</summary>
     public static EncodedMessage EncodeExecutionReport(FixEncoder encoder, byte[] buffer, long sendingTime, int seqNum)
     {
