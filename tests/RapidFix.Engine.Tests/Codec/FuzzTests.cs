@@ -32,12 +32,20 @@ public sealed class FuzzTests
         // Warm-up over a few thousand streams, then the measured run must allocate nothing at all.
         harness.Run(new Random(1), Iterations / 10);
         Thread.Sleep(200); // let tiered compilation settle
-        var random = new Random(2);
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        var stats = harness.Run(random, Iterations);
-        long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
 
-        Assert.Equal(0, allocated);
+        // Each window replays the same 60,000 streams, so a window repeated because the JIT worked on this
+        // thread during it (see Allocations.Window) does exactly the same work again.
+        var sameStreams = new Random[Allocations.MaxWindows];
+        for (int i = 0; i < sameStreams.Length; i++)
+        {
+            sameStreams[i] = new Random(2);
+        }
+
+        int windows = 0;
+        var stats = default(Stats);
+        var window = Allocations.Window(harness, h => stats = h.Run(sameStreams[windows++], Iterations));
+
+        Assert.True(window.Bytes == 0, window.ToString());
         Assert.True(stats.Complete > 0, "some mutations leave a valid frame");
         Assert.True(stats.Garbled > 0 && stats.BadChecksum > 0, $"garbled {stats.Garbled}, bad checksum {stats.BadChecksum}");
         Assert.True(stats.ParseErrors > 0 && stats.Rejects > 0, $"parse errors {stats.ParseErrors}, rejects {stats.Rejects}");
