@@ -150,6 +150,7 @@ internal static class BodyCompiler
                     Bool(il, f.Code == Opcode.Ascii);
                     Int(il, (int)f.Operator);
                     Bool(il, f.IsOptional);
+                    Bool(il, f.Nullable);
                     Bool(il, f.UsesPmapBit);
                     Bool(il, f.HasInitial);
                     Int(il, f.InitialPoolOffset);
@@ -163,6 +164,7 @@ internal static class BodyCompiler
                     Int(il, f.Slot);
                     Int(il, f.Index);
                     Bool(il, f.Code == Opcode.Ascii);
+                    Bool(il, f.Nullable);
                     il.Emit(OpCodes.Ldarg_3);
                     il.Emit(OpCodes.Call, BytesNoneOp);
                     break;
@@ -171,6 +173,8 @@ internal static class BodyCompiler
                     il.Emit(OpCodes.Ldloc, message);
                     Int(il, f.Slot);
                     Int(il, f.Index);
+                    Bool(il, f.Code == Opcode.Ascii);
+                    Bool(il, f.Nullable);
                     Int(il, (int)f.Type);
                     Int(il, f.DictSlot);
                     il.Emit(OpCodes.Ldarg_3);

@@ -89,7 +89,7 @@ internal static class CompiledOps
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesInitial(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool usesBit, bool hasInitial, int poolOffset, int length, int depth)
+        int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool nullable, bool usesBit, bool hasInitial, int poolOffset, int length, int depth)
     {
         bool bit = usesBit && pm.Next(data);
         ref var v = ref Unsafe.Add(ref scope, slot);
@@ -116,26 +116,30 @@ internal static class CompiledOps
             return true;
         }
 
-        return WireString(ref run, data, ref pos, ref v, message, fieldIndex, ascii, bit: true, depth);
+        return WireString(ref run, data, ref pos, ref v, message, fieldIndex, ascii, nullable, bit: true, depth);
     }
 
     /// <summary>A string without operator.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesNone(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, int depth) =>
-        WireString(ref run, data, ref pos, ref Unsafe.Add(ref scope, slot), message, fieldIndex, ascii, bit: false, depth);
+        int slot, int fieldIndex, bool ascii, bool nullable, int depth) =>
+        WireString(ref run, data, ref pos, ref Unsafe.Add(ref scope, slot), message, fieldIndex, ascii, nullable, bit: false, depth);
 
-    /// <summary>A copy string: bit clear with an assigned previous value inline, anything else interpreted.</summary>
+    /// <summary>
+    /// A copy string: bit clear with an assigned previous value, or bit set with NULL or an ordinary ASCII string,
+    /// inline; anything else interpreted.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesCopy(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, FastFieldType type, int dictSlot, int depth)
+        int slot, int fieldIndex, bool ascii, bool nullable, FastFieldType type, int dictSlot, int depth)
     {
         bool bit = pm.Next(data);
+        ref var prev = ref Previous(dict, dictSlot);
+        ref var v = ref Unsafe.Add(ref scope, slot);
         if (!bit)
         {
-            ref var prev = ref Previous(dict, dictSlot);
             if (prev.State == PreviousState.Assigned && prev.Type == type)
             {
                 int offset = AppendPrevious(message, run.DictionaryBytes(dictSlot), prev.Length);
@@ -144,11 +148,40 @@ internal static class CompiledOps
                     return run.FailAt(FastErrorCode.CapacityExceeded, pos);
                 }
 
-                ref var v = ref Unsafe.Add(ref scope, slot);
                 v.KindValue = FastValueKind.Bytes;
                 v.Offset = offset;
                 v.Aux = prev.Length;
                 return true;
+            }
+        }
+        else if (ascii && (uint)pos < (uint)data.Length)
+        {
+            int start = pos;
+            byte first = data[start];
+            if (first == 0x80 && nullable)
+            {
+                prev.State = PreviousState.Empty;
+                v.KindValue = FastValueKind.Absent;
+                pos = start + 1;
+                return true;
+            }
+
+            if ((first & 0x7F) != 0)
+            {
+                // The new previous value is the string as appended to the message (stop bit cleared).
+                int end = AppendWireAscii(message, data, start, run.MaxStringBytes, run.DictionaryBytes(dictSlot));
+                if (end >= 0)
+                {
+                    int length = end - start;
+                    prev.Length = length;
+                    prev.State = PreviousState.Assigned;
+                    prev.Type = type;
+                    v.KindValue = FastValueKind.Bytes;
+                    v.Offset = message.ArenaLength - length; // appended last
+                    v.Aux = length;
+                    pos = end;
+                    return true;
+                }
             }
         }
 
@@ -172,28 +205,36 @@ internal static class CompiledOps
     }
 
     /// <summary>
-    /// A string value on the wire: an ordinary ASCII string (first byte not zero) is copied once, straight into
-    /// the message; NULL, empty, "\0", overlong forms, byte vectors and errors are interpreted.
+    /// A string value on the wire: NULL, and an ordinary ASCII string (first byte not zero), which is copied once,
+    /// straight into the message; empty, "\0", overlong forms, byte vectors, errors and a full arena (reported
+    /// where the interpreter reports it) are interpreted.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool WireString(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref FastValue v, FastMessage message, int fieldIndex, bool ascii, bool bit, int depth)
+    private static bool WireString(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref FastValue v, FastMessage message, int fieldIndex, bool ascii, bool nullable, bool bit, int depth)
     {
         int start = pos;
-        if (ascii && (uint)start < (uint)data.Length && (data[start] & 0x7F) != 0)
+        if (ascii && (uint)start < (uint)data.Length)
         {
-            int end = AppendWireAscii(message, data, start, run.MaxStringBytes, out int offset);
-            if (end >= 0)
+            byte first = data[start];
+            if (first == 0x80 && nullable)
             {
-                v.KindValue = FastValueKind.Bytes;
-                v.Offset = offset;
-                v.Aux = end - start;
-                pos = end;
+                v.KindValue = FastValueKind.Absent;
+                pos = start + 1;
                 return true;
             }
 
-            if (end == CapacityFull)
+            if ((first & 0x7F) != 0)
             {
-                return run.FailAt(FastErrorCode.CapacityExceeded, start);
+                int end = AppendWireAscii(message, data, start, run.MaxStringBytes, null);
+                if (end >= 0)
+                {
+                    int length = end - start;
+                    v.KindValue = FastValueKind.Bytes;
+                    v.Offset = message.ArenaLength - length; // appended last
+                    v.Aux = length;
+                    pos = end;
+                    return true;
+                }
             }
         }
 
@@ -205,17 +246,16 @@ internal static class CompiledOps
     private static ref PreviousValue Previous(PreviousValue[] dict, int slot) =>
         ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(dict), slot);
 
-    private const int CapacityFull = -2;
-
     /// <summary>
-    /// Copies an ASCII string from the wire into the message arena, clearing its stop bit: the position after it,
-    /// -1 when no stop bit comes within <paramref name="maxLength"/> or the data (the interpreter reports it), or
-    /// <see cref="CapacityFull"/>. Kept out of line: its span temporaries would bloat every compiled body's frame.
+    /// Copies an ASCII string from the wire to the end of the message arena, clearing its stop bit, and into
+    /// <paramref name="previous"/> when given (a copy operator's dictionary buffer): the position after it, or -1
+    /// when no stop bit comes within <paramref name="maxLength"/> or the data, or the arena is full (the
+    /// interpreter then reports it). Kept out of line: its span temporaries would bloat every compiled body's
+    /// frame; no out parameter for the offset either (the caller's local would live in memory).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, out int offset)
+    private static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, byte[]? previous)
     {
-        offset = 0;
         int limit = Math.Min(data.Length, start + maxLength);
         int p = start;
         while (p < limit && data[p] < 0x80)
@@ -223,18 +263,22 @@ internal static class CompiledOps
             p++;
         }
 
-        if (p >= limit)
+        int offset = message.ArenaLength;
+        int length = p + 1 - start;
+        if (p >= limit || length > message.Arena.Length - offset)
         {
             return -1;
         }
 
-        int length = p + 1 - start;
-        if (!message.TryAppendBytes(data.Slice(start, length), out offset))
+        var target = message.Arena.AsSpan(offset, length);
+        SmallCopy.Copy(data.Slice(start, length), target);
+        target[length - 1] &= 0x7F;
+        message.ArenaLength = offset + length;
+        if (previous is not null)
         {
-            return CapacityFull;
+            SmallCopy.Copy(target, previous);
         }
 
-        message.Arena[offset + length - 1] &= 0x7F;
         return p + 1;
     }
 
@@ -435,12 +479,14 @@ internal static class CompiledOps
             }
             else
             {
-                int next = run.SlowUnsigned(p, out u, out carry);
+                int next = run.SlowUnsigned(p);
                 if (next < 0)
                 {
                     return Failed;
                 }
 
+                u = run.SlowValue;
+                carry = run.SlowCarry;
                 pos = next;
             }
 
@@ -499,12 +545,15 @@ internal static class CompiledOps
         }
         else
         {
-            int next = run.SlowSigned(p, out value, out carry);
+            int next = run.SlowSigned(p);
             if (next < 0)
             {
+                value = 0;
                 return Failed;
             }
 
+            value = (long)run.SlowValue;
+            carry = run.SlowCarry;
             pos = next;
         }
 

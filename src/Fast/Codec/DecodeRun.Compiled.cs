@@ -28,20 +28,65 @@ internal ref partial struct DecodeRun<THandler>
 
     internal bool FailAt(FastErrorCode code, int offset) => Fail(code, offset);
 
-    /// <summary>An unsigned integer of 3 or more bytes at <paramref name="pos"/>: the new position, or -1 after recording the error.</summary>
+    /// <summary>The value the last <see cref="SlowUnsigned"/> or <see cref="SlowSigned"/> read.</summary>
+    internal readonly ulong SlowValue => _slowValue;
+
+    /// <summary>The last slow read's value is exactly 2^64 (unsigned) or 2^63 (signed).</summary>
+    internal readonly bool SlowCarry => _slowCarry;
+
+    /// <summary>
+    /// An unsigned integer of 3 or more bytes at <paramref name="pos"/> (value in <see cref="SlowValue"/>): the
+    /// new position, or -1 after recording the error.
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal int SlowUnsigned(int pos, out ulong value, out bool carry)
+    internal int SlowUnsigned(int pos)
     {
+        // Up to 9 bytes (63 bits, no overflow) with a non-zero first byte: the timestamps and identifiers.
+        var data = _data;
+        int limit = Math.Min(data.Length, pos + 9);
+        if ((uint)pos < (uint)data.Length && data[pos] != 0)
+        {
+            ulong v = 0;
+            for (int p = pos; p < limit; p++)
+            {
+                uint b = data[p];
+                v = (v << 7) | (b & 0x7F);
+                if (b >= 0x80)
+                {
+                    _slowValue = v;
+                    _slowCarry = false;
+                    return p + 1;
+                }
+            }
+        }
+
         _pos = pos;
-        return ReadUnsignedSlow(out value, out carry) ? _pos : -1;
+        if (!ReadUnsignedSlow(out ulong value, out bool carry))
+        {
+            return -1;
+        }
+
+        _slowValue = value;
+        _slowCarry = carry;
+        return _pos;
     }
 
-    /// <summary>A signed integer of 2 or more bytes at <paramref name="pos"/>: the new position, or -1 after recording the error.</summary>
+    /// <summary>
+    /// A signed integer of 2 or more bytes at <paramref name="pos"/> (value in <see cref="SlowValue"/>): the new
+    /// position, or -1 after recording the error.
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal int SlowSigned(int pos, out long value, out bool carry)
+    internal int SlowSigned(int pos)
     {
         _pos = pos;
-        return ReadSignedSlow(out value, out carry) ? _pos : -1;
+        if (!ReadSignedSlow(out long value, out bool carry))
+        {
+            return -1;
+        }
+
+        _slowValue = (ulong)value;
+        _slowCarry = carry;
+        return _pos;
     }
 
     /// <summary>One instruction by the interpreter, its presence bit already read (not for split decimals, which read two).</summary>

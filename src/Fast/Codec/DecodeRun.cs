@@ -23,6 +23,11 @@ internal ref partial struct DecodeRun<THandler>
     private int _errorOffset;
     private uint _templateId;
 
+    // Compiled bodies' out-of-line integer reads hand their value back here, not through out parameters: an out
+    // argument makes its local address-taken, so every compiled body would keep that value in a stack slot.
+    private ulong _slowValue;
+    private bool _slowCarry;
+
     public DecodeRun(FastDecoder decoder, ReadOnlySpan<byte> data, ref THandler handler)
     {
         _decoder = decoder;
