@@ -188,6 +188,38 @@ internal static class CompiledOps
         return Interpret(ref run, ref pos, fieldIndex, bit, depth);
     }
 
+    /// <summary>
+    /// A sequence entry's presence map: a one-byte map inline (one that short is never too long nor overlong),
+    /// longer ones out of line.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool EntryPmap(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, int maxBytes)
+    {
+        int start = pos;
+        int end;
+        if ((uint)start < (uint)data.Length && data[start] >= 0x80)
+        {
+            end = start + 1;
+        }
+        else
+        {
+            end = run.EntryPmap(start, maxBytes);
+            if (end < 0)
+            {
+                return false;
+            }
+        }
+
+        pm = new PresenceMap(start, end);
+        pos = end;
+        return true;
+    }
+
+    /// <summary>After a sequence entry: R8 when strict and a bit no instruction read is set.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool EntryPmapDone(ref DecodeRun<FastMessageWriter> run, ref PresenceMap pm, int pmStart) =>
+        !pm.MayHaveUnreadBits || !run.Strict || run.PmapFullyRead(pm, pmStart);
+
     /// <summary>Any other instruction (single-operator decimals, delta and tail strings, sequences, groups, template references).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool Other(

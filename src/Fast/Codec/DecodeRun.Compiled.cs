@@ -28,6 +28,38 @@ internal ref partial struct DecodeRun<THandler>
 
     internal bool FailAt(FastErrorCode code, int offset) => Fail(code, offset);
 
+    internal readonly bool Strict => _decoder.Strict;
+
+    /// <summary>The value index of the first entry of the sequence in <paramref name="slot"/>.</summary>
+    internal readonly int FirstEntryBase(int slot) => Unsafe.As<THandler, FastMessageWriter>(ref _handler).FirstEntryBase(slot);
+
+    internal void EnterEntries() => Unsafe.As<THandler, FastMessageWriter>(ref _handler).EnterEntries();
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal ref FastValue EnterEntry(int entryBase) => ref Unsafe.As<THandler, FastMessageWriter>(ref _handler).EnterEntry(entryBase);
+
+    internal void LeaveEntries() => Unsafe.As<THandler, FastMessageWriter>(ref _handler).LeaveEntries();
+
+    /// <summary>
+    /// A sequence entry's presence map at <paramref name="pos"/>, of at most <paramref name="maxBytes"/> bytes when
+    /// strict: the position after it, or -1 after recording the error (as the interpreter's entry loop).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal int EntryPmap(int pos, int maxBytes)
+    {
+        _pos = pos;
+        if (!ReadPmap(out _, out int length))
+        {
+            return -1;
+        }
+
+        return !_decoder.Strict || length <= maxBytes || Fail(FastErrorCode.R8, pos) ? _pos : -1;
+    }
+
+    /// <summary>R8 when a presence map bit that no instruction read is set (strict decoding).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal bool PmapFullyRead(PresenceMap pm, int pmStart) => CheckPmapFullyRead(in pm, pmStart);
+
     /// <summary>The value the last <see cref="SlowUnsigned"/> or <see cref="SlowSigned"/> read.</summary>
     internal readonly ulong SlowValue => _slowValue;
 

@@ -286,6 +286,18 @@ internal ref partial struct DecodeRun<THandler>
             return Fail(FastErrorCode.CapacityExceeded, at);
         }
 
+        if (body.CompiledEntries is CompiledEntries<THandler> entries)
+        {
+            // All entries in one compiled call: no per-entry call, state loading and scope bookkeeping.
+            if (!entries(ref this, FirstEntryBase(f.Slot), count, depth + 1))
+            {
+                return false;
+            }
+
+            _handler.OnSequenceEnd(f);
+            return true;
+        }
+
         var compiled = body.Compiled as CompiledBody<THandler>;
         for (int i = 0; i < count; i++)
         {

@@ -42,6 +42,9 @@ internal struct PresenceMap
         return bit;
     }
 
+    /// <summary>False when every bit was read or is implicitly 0: then <see cref="HasUnreadSetBits"/> is false too.</summary>
+    public readonly bool MayHaveUnreadBits => _bits != 0 || _next < _end;
+
     /// <summary>True when a bit that no instruction read is set (R8: more bits than required).</summary>
     public readonly bool HasUnreadSetBits(ReadOnlySpan<byte> data)
     {
