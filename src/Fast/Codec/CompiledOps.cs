@@ -288,6 +288,36 @@ internal static class CompiledOps
     [MethodImpl(MethodImplOptions.NoInlining)]
     private static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, byte[]? previous)
     {
+        byte[] arena = message.Arena;
+        int offset = message.ArenaLength;
+        if (BitConverter.IsLittleEndian && start + sizeof(ulong) <= data.Length && maxLength >= sizeof(ulong) && arena.Length - offset >= sizeof(ulong)
+            && (previous is null || previous.Length >= sizeof(ulong)))
+        {
+            // Strings of up to 8 bytes (nearly all of them) as one word: find the stop bit, clear it, store the word.
+            // The bytes stored past the string's end lie in free arena space or past the previous value's length.
+            ulong word = Unsafe.ReadUnaligned<ulong>(in data[start]);
+            ulong stops = word & 0x8080808080808080UL;
+            if (stops != 0)
+            {
+                int length = (System.Numerics.BitOperations.TrailingZeroCount(stops) >> 3) + 1;
+                word &= ~(0x80UL << ((length - 1) * 8));
+                Unsafe.WriteUnaligned(ref arena[offset], word);
+                if (previous is not null)
+                {
+                    Unsafe.WriteUnaligned(ref previous[0], word);
+                }
+
+                message.ArenaLength = offset + length;
+                return start + length;
+            }
+        }
+
+        return AppendLongWireAscii(message, data, start, maxLength, previous);
+    }
+
+    /// <summary><see cref="AppendWireAscii"/> for longer strings and near the end of the input or arena.</summary>
+    private static int AppendLongWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, byte[]? previous)
+    {
         int limit = Math.Min(data.Length, start + maxLength);
         int p = start;
         while (p < limit && data[p] < 0x80)
