@@ -74,15 +74,25 @@ internal static class BodyCompiler
             }
         }
 
-        CompileBody(body);
+        if (FitsLoadedPmap(body))
+        {
+            CompileBody(body);
+        }
+
         foreach (var f in body.Instructions)
         {
-            if (f.Code == Opcode.Sequence && f.Body!.CompiledEntries is null)
+            if (f.Code == Opcode.Sequence && f.Body!.CompiledEntries is null && FitsLoadedPmap(f.Body))
             {
                 CompileEntries(f.Body);
             }
         }
     }
+
+    /// <summary>
+    /// Compiled code reads presence bits from the loaded window only (<see cref="PresenceMap.NextLoaded"/>): the
+    /// body's bits, plus a template's identifier bit, must fit. Larger bodies (none in practice) are interpreted.
+    /// </summary>
+    private static bool FitsLoadedPmap(FastGroupBody body) => body.PmapBits + 1 <= PresenceMap.MaxLoadedBits;
 
     /// <summary>The hot state a compiled method keeps in its locals.</summary>
     private sealed class State(ILGenerator il)

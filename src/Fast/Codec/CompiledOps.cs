@@ -26,7 +26,7 @@ internal static class CompiledOps
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
         int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
     {
-        bool bit = usesBit && pm.Next(data);
+        bool bit = usesBit && pm.NextLoaded();
         int r = IntValue(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, out long value);
         ref var v = ref Unsafe.Add(ref scope, slot);
         if (r == Present)
@@ -54,7 +54,7 @@ internal static class CompiledOps
     {
         int at = pos;
         ref var v = ref Unsafe.Add(ref scope, slot);
-        bool bit = exponentUsesBit && pm.Next(data);
+        bool bit = exponentUsesBit && pm.NextLoaded();
         int r = IntValue(ref run, data, ref pos, dict, exponentOp, FastFieldType.Int32, optional, exponentNullable, exponentDict, exponentHasInitial, exponentInitial, bit, out long exponent);
         if (r != Present)
         {
@@ -72,7 +72,7 @@ internal static class CompiledOps
             return run.FailAt(FastErrorCode.R1, at);
         }
 
-        bit = mantissaUsesBit && pm.Next(data);
+        bit = mantissaUsesBit && pm.NextLoaded();
         r = IntValue(ref run, data, ref pos, dict, mantissaOp, FastFieldType.Int64, false, false, mantissaDict, mantissaHasInitial, mantissaInitial, bit, out long mantissa);
         if (r == Present)
         {
@@ -91,7 +91,7 @@ internal static class CompiledOps
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
         int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool nullable, bool usesBit, bool hasInitial, int poolOffset, int length, int depth)
     {
-        bool bit = usesBit && pm.Next(data);
+        bool bit = usesBit && pm.NextLoaded();
         ref var v = ref Unsafe.Add(ref scope, slot);
         bool fromTemplate = op == FastOperator.Constant ? !optional || bit : !bit;
         if (fromTemplate)
@@ -135,7 +135,7 @@ internal static class CompiledOps
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
         int slot, int fieldIndex, bool ascii, bool nullable, FastFieldType type, int dictSlot, int depth)
     {
-        bool bit = pm.Next(data);
+        bool bit = pm.NextLoaded();
         ref var prev = ref Previous(dict, dictSlot);
         ref var v = ref Unsafe.Add(ref scope, slot);
         if (!bit)
@@ -210,7 +210,7 @@ internal static class CompiledOps
             }
         }
 
-        pm = new PresenceMap(start, end);
+        pm = new PresenceMap(data, start, end);
         pos = end;
         return true;
     }
@@ -225,7 +225,7 @@ internal static class CompiledOps
     public static bool Other(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
         int fieldIndex, bool usesBit, int depth) =>
-        Interpret(ref run, ref pos, fieldIndex, usesBit && pm.Next(data), depth);
+        Interpret(ref run, ref pos, fieldIndex, usesBit && pm.NextLoaded(), depth);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool Interpret(ref DecodeRun<FastMessageWriter> run, ref int pos, int fieldIndex, bool bit, int depth)

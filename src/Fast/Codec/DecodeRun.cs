@@ -1227,7 +1227,7 @@ internal ref partial struct DecodeRun<THandler>
             return Fail(FastErrorCode.R7, start);
         }
 
-        pm = new PresenceMap(start, p);
+        pm = new PresenceMap(data, start, p);
         _pos = p;
         return true;
     }
