@@ -189,8 +189,8 @@ internal static class CompiledOps
     }
 
     /// <summary>
-    /// A sequence entry's presence map: a one-byte map inline (one that short is never too long nor overlong),
-    /// longer ones out of line.
+    /// A sequence entry's presence map: maps of one byte, or of two when the body needs that many and the second
+    /// byte is not overlong (0x80), inline; others out of line. (The body's size never exceeds the decoder's scan.)
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool EntryPmap(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, int maxBytes)
@@ -200,6 +200,10 @@ internal static class CompiledOps
         if ((uint)start < (uint)data.Length && data[start] >= 0x80)
         {
             end = start + 1;
+        }
+        else if (maxBytes >= 2 && (uint)(start + 1) < (uint)data.Length && data[start + 1] > 0x80)
+        {
+            end = start + 2;
         }
         else
         {
@@ -290,12 +294,12 @@ internal static class CompiledOps
     {
         byte[] arena = message.Arena;
         int offset = message.ArenaLength;
-        if (BitConverter.IsLittleEndian && start + sizeof(ulong) <= data.Length && maxLength >= sizeof(ulong) && arena.Length - offset >= sizeof(ulong)
+        if (BitConverter.IsLittleEndian && (uint)start < (uint)data.Length && maxLength >= sizeof(ulong) && arena.Length - offset >= sizeof(ulong)
             && (previous is null || previous.Length >= sizeof(ulong)))
         {
             // Strings of up to 8 bytes (nearly all of them) as one word: find the stop bit, clear it, store the word.
             // The bytes stored past the string's end lie in free arena space or past the previous value's length.
-            ulong word = Unsafe.ReadUnaligned<ulong>(in data[start]);
+            ulong word = start + sizeof(ulong) <= data.Length ? Unsafe.ReadUnaligned<ulong>(in data[start]) : LastBytes(data, start);
             ulong stops = word & 0x8080808080808080UL;
             if (stops != 0)
             {
@@ -315,7 +319,19 @@ internal static class CompiledOps
         return AppendLongWireAscii(message, data, start, maxLength, previous);
     }
 
-    /// <summary><see cref="AppendWireAscii"/> for longer strings and near the end of the input or arena.</summary>
+    /// <summary>The fewer than 8 bytes from <paramref name="start"/> to the end of <paramref name="data"/>, as a little-endian word.</summary>
+    private static ulong LastBytes(ReadOnlySpan<byte> data, int start)
+    {
+        ulong word = 0;
+        for (int i = data.Length - 1; i >= start; i--)
+        {
+            word = (word << 8) | data[i];
+        }
+
+        return word;
+    }
+
+    /// <summary><see cref="AppendWireAscii"/> for longer strings and near the end of the arena.</summary>
     private static int AppendLongWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, byte[]? previous)
     {
         int limit = Math.Min(data.Length, start + maxLength);
@@ -346,8 +362,20 @@ internal static class CompiledOps
 
     /// <summary>Copies a previous value into the message arena: its offset, or -1 when the arena is full.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int AppendPrevious(FastMessage message, byte[] previous, int length) =>
-        message.TryAppendBytes(previous.AsSpan(0, length), out int offset) ? offset : -1;
+    private static int AppendPrevious(FastMessage message, byte[] previous, int length)
+    {
+        byte[] arena = message.Arena;
+        int offset = message.ArenaLength;
+        if (length <= sizeof(ulong) && previous.Length >= sizeof(ulong) && arena.Length - offset >= sizeof(ulong))
+        {
+            // One word, as in AppendWireAscii: the bytes past the value land in free arena space.
+            Unsafe.WriteUnaligned(ref arena[offset], Unsafe.ReadUnaligned<ulong>(ref previous[0]));
+            message.ArenaLength = offset + length;
+            return offset;
+        }
+
+        return message.TryAppendBytes(previous.AsSpan(0, length), out offset) ? offset : -1;
+    }
 
     // ---- integer operators on local state (the same rules as DecodeRun.IntOperator) -----------------------------
 
