@@ -42,6 +42,8 @@ internal static class BodyCompiler
     private static readonly MethodInfo BytesNoneOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesNone), Static)!;
     private static readonly MethodInfo BytesCopyOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesCopy), Static)!;
     private static readonly MethodInfo OtherOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.Other), Static)!;
+    private static readonly MethodInfo SequenceStartOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.SequenceStart), Static)!;
+    private static readonly MethodInfo FirstEntryBase = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.FirstEntryBase), Instance)!;
     private static readonly MethodInfo EntryPmapOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.EntryPmap), Static)!;
     private static readonly MethodInfo EntryPmapDoneOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.EntryPmapDone), Static)!;
     private static readonly MethodInfo EnterEntries = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.EnterEntries), Instance)!;
@@ -52,38 +54,43 @@ internal static class BodyCompiler
 
     public static void Compile(IReadOnlyList<FastTemplate> templates)
     {
-        var done = new HashSet<FastGroupBody>();
+        var compiler = new Compilation();
         foreach (var t in templates)
         {
-            Compile(t.Body, done);
+            compiler.Compile(t.Body);
         }
     }
 
-    private static void Compile(FastGroupBody body, HashSet<FastGroupBody> done)
+    /// <summary>One registry's compilation: the bodies done, and the entry methods parent bodies call directly.</summary>
+    private sealed class Compilation
     {
-        if (!done.Add(body))
-        {
-            return;
-        }
+        private readonly HashSet<FastGroupBody> _done = [];
+        private readonly Dictionary<FastGroupBody, DynamicMethod> _entries = [];
 
-        foreach (var f in body.Instructions)
+        public void Compile(FastGroupBody body)
         {
-            if (f.Body is not null)
+            if (!_done.Add(body))
             {
-                Compile(f.Body, done);
+                return;
             }
-        }
 
-        if (FitsLoadedPmap(body))
-        {
-            CompileBody(body);
-        }
-
-        foreach (var f in body.Instructions)
-        {
-            if (f.Code == Opcode.Sequence && f.Body!.CompiledEntries is null && FitsLoadedPmap(f.Body))
+            // Inner bodies first: a parent calls its sequences' entry methods.
+            foreach (var f in body.Instructions)
             {
-                CompileEntries(f.Body);
+                if (f.Body is not null)
+                {
+                    Compile(f.Body);
+                }
+
+                if (f.Code == Opcode.Sequence && !_entries.ContainsKey(f.Body!) && FitsLoadedPmap(f.Body!))
+                {
+                    _entries[f.Body!] = CompileEntries(f.Body!, _entries);
+                }
+            }
+
+            if (FitsLoadedPmap(body))
+            {
+                CompileBody(body, _entries);
             }
         }
     }
@@ -107,7 +114,7 @@ internal static class BodyCompiler
     }
 
     /// <summary>One body, decoded with the presence map its caller read: <see cref="CompiledBody{THandler}"/>.</summary>
-    private static void CompileBody(FastGroupBody body)
+    private static void CompileBody(FastGroupBody body, Dictionary<FastGroupBody, DynamicMethod> entries)
     {
         var method = new DynamicMethod(
             "fast_decode_" + body.Name,
@@ -133,7 +140,7 @@ internal static class BodyCompiler
             il.Emit(OpCodes.Stloc, state.Scope);
         }
 
-        EmitInstructions(il, body, state, fail);
+        EmitInstructions(il, body, state, fail, entries);
 
         // Epilogue: hand the state back.
         il.Emit(OpCodes.Ldarg_2);
@@ -156,7 +163,7 @@ internal static class BodyCompiler
     /// entry's presence map and scope are compiled around the body's code, so the state is loaded once per
     /// sequence instead of once per entry.
     /// </summary>
-    private static void CompileEntries(FastGroupBody body)
+    private static DynamicMethod CompileEntries(FastGroupBody body, Dictionary<FastGroupBody, DynamicMethod> entries)
     {
         var method = new DynamicMethod(
             "fast_decode_entries_" + body.Name,
@@ -207,7 +214,7 @@ internal static class BodyCompiler
             il.Emit(OpCodes.Initobj, typeof(PresenceMap));
         }
 
-        EmitInstructions(il, body, state, fail);
+        EmitInstructions(il, body, state, fail, entries);
 
         if (body.HasPmap)
         {
@@ -242,6 +249,7 @@ internal static class BodyCompiler
         il.Emit(OpCodes.Ldc_I4_0);
         il.Emit(OpCodes.Ret);
         body.CompiledEntries = method.CreateDelegate(typeof(CompiledEntries<FastMessageWriter>), body);
+        return method;
     }
 
     /// <summary>Read position, input, dictionary and message from the run (argument 1) into locals.</summary>
@@ -262,7 +270,7 @@ internal static class BodyCompiler
     }
 
     /// <summary>Each instruction as a call to its <see cref="CompiledOps"/> operation, to <paramref name="fail"/> when it returns false.</summary>
-    private static void EmitInstructions(ILGenerator il, FastGroupBody body, State state, Label fail)
+    private static void EmitInstructions(ILGenerator il, FastGroupBody body, State state, Label fail, Dictionary<FastGroupBody, DynamicMethod> entries)
     {
         var pm = state.Pm;
         var pos = state.Pos;
@@ -272,6 +280,12 @@ internal static class BodyCompiler
         var message = state.Message;
         foreach (var f in body.Instructions)
         {
+            if (f.Code == Opcode.Sequence && entries.TryGetValue(f.Body!, out var entriesMethod))
+            {
+                EmitSequence(il, f, state, fail, entriesMethod);
+                continue;
+            }
+
             // Every operation takes (run, data, ref pos, ref pm, ref scope, dict, constants...).
             il.Emit(OpCodes.Ldarg_1);
             il.Emit(OpCodes.Ldloc, data);
@@ -361,6 +375,61 @@ internal static class BodyCompiler
 
             il.Emit(OpCodes.Brfalse, fail);
         }
+    }
+
+    /// <summary>
+    /// A sequence whose entries are compiled: its length and start inline (<see cref="CompiledOps.SequenceStart"/>),
+    /// then a direct call of the entries method, with the read position handed over and taken back.
+    /// </summary>
+    private static void EmitSequence(ILGenerator il, FastField f, State state, Label fail, DynamicMethod entriesMethod)
+    {
+        var length = f.Length!;
+        var count = il.DeclareLocal(typeof(int));
+        var done = il.DefineLabel();
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldloc, state.Data);
+        il.Emit(OpCodes.Ldloca, state.Pos);
+        il.Emit(OpCodes.Ldloca, state.Pm);
+        il.Emit(OpCodes.Ldloc, state.Scope);
+        il.Emit(OpCodes.Ldloc, state.Dict);
+        Int(il, f.Slot);
+        Int(il, f.Index);
+        Int(il, (int)length.Operator);
+        Int(il, (int)length.Type);
+        Bool(il, length.IsOptional);
+        Bool(il, length.Nullable);
+        Bool(il, length.UsesPmapBit);
+        Int(il, length.DictSlot);
+        Bool(il, length.HasInitial);
+        il.Emit(OpCodes.Ldc_I8, length.InitialInt);
+        il.Emit(OpCodes.Ldloc, state.Depth);
+        il.Emit(OpCodes.Call, SequenceStartOp);
+        il.Emit(OpCodes.Stloc, count);
+        il.Emit(OpCodes.Ldloc, count);
+        il.Emit(OpCodes.Ldc_I4_0);
+        il.Emit(OpCodes.Blt, fail);
+        il.Emit(OpCodes.Ldloc, count);
+        il.Emit(OpCodes.Ldc_I4_0);
+        il.Emit(OpCodes.Ble, done);
+
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldloc, state.Pos);
+        il.Emit(OpCodes.Call, SetPosition);
+        il.Emit(OpCodes.Ldnull); // the entries method's unused delegate target
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldarg_1);
+        Int(il, f.Slot);
+        il.Emit(OpCodes.Call, FirstEntryBase);
+        il.Emit(OpCodes.Ldloc, count);
+        il.Emit(OpCodes.Ldloc, state.Depth);
+        il.Emit(OpCodes.Ldc_I4_1);
+        il.Emit(OpCodes.Add);
+        il.Emit(OpCodes.Call, entriesMethod);
+        il.Emit(OpCodes.Brfalse, fail);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, GetPosition);
+        il.Emit(OpCodes.Stloc, state.Pos);
+        il.MarkLabel(done);
     }
 
     private static void Int(ILGenerator il, int value) => il.Emit(OpCodes.Ldc_I4, value);

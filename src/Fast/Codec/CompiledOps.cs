@@ -189,6 +189,32 @@ internal static class CompiledOps
     }
 
     /// <summary>
+    /// A sequence in a compiled body, up to its entries: the length (with the length instruction's properties), then
+    /// the limits and the scopes. The entry count (0 when absent), or -1 on error.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int SequenceStart(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, int fieldIndex, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial, int depth)
+    {
+        bool bit = usesBit && pm.NextLoaded();
+        int at = pos;
+        int r = IntValue(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, out long length);
+        if (r == Present)
+        {
+            return run.StartSequence(fieldIndex, length, at, pos, depth);
+        }
+
+        if (r == Absent)
+        {
+            Unsafe.Add(ref scope, slot).KindValue = FastValueKind.Absent;
+            return 0;
+        }
+
+        return -1;
+    }
+
+    /// <summary>
     /// A sequence entry's presence map: maps of one byte, or of two when the body needs that many and the second
     /// byte is not overlong (0x80), inline; others out of line. (The body's size never exceeds the decoder's scan.)
     /// </summary>

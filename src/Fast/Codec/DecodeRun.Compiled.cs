@@ -41,6 +41,17 @@ internal ref partial struct DecodeRun<THandler>
     internal void LeaveEntries() => Unsafe.As<THandler, FastMessageWriter>(ref _handler).LeaveEntries();
 
     /// <summary>
+    /// A sequence of compiled code whose length was read: the limits checked and the handler told, as
+    /// the interpreter does. The entry count, or -1 after recording the error.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal int StartSequence(int fieldIndex, long length, int at, int pos, int depth)
+    {
+        _pos = pos;
+        return StartSequence(_decoder.Templates.Fields[fieldIndex], length, at, depth) ? (int)length : -1;
+    }
+
+    /// <summary>
     /// A sequence entry's presence map at <paramref name="pos"/>, of at most <paramref name="maxBytes"/> bytes when
     /// strict: the position after it, or -1 after recording the error (as the interpreter's entry loop).
     /// </summary>

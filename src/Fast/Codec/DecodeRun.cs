@@ -263,29 +263,13 @@ internal ref partial struct DecodeRun<THandler>
             return true;
         }
 
+        if (!StartSequence(f, length, at, depth))
+        {
+            return false;
+        }
+
         var body = f.Body!;
-        if (length > _decoder.MaxSequenceLength)
-        {
-            return Fail(FastErrorCode.LimitExceeded, at);
-        }
-
-        // Each entry needs at least MinBytes on the wire: a length the packet cannot hold is a truncation, found before any work.
-        if (length * body.MinBytes > _data.Length - _pos)
-        {
-            return Fail(FastErrorCode.UnexpectedEnd, at);
-        }
-
-        if (depth >= _decoder.MaxDepth)
-        {
-            return Fail(FastErrorCode.LimitExceeded, at);
-        }
-
         int count = (int)length;
-        if (!_handler.OnSequenceStart(f, count))
-        {
-            return Fail(FastErrorCode.CapacityExceeded, at);
-        }
-
         if (body.CompiledEntries is CompiledEntries<THandler> entries)
         {
             // All entries in one compiled call: no per-entry call, state loading and scope bookkeeping.
@@ -320,6 +304,28 @@ internal ref partial struct DecodeRun<THandler>
 
         _handler.OnSequenceEnd(f);
         return true;
+    }
+
+    /// <summary>A sequence's length checked against the limits and the input left, then announced to the handler.</summary>
+    private bool StartSequence(FastField f, long length, int at, int depth)
+    {
+        if (length > _decoder.MaxSequenceLength)
+        {
+            return Fail(FastErrorCode.LimitExceeded, at);
+        }
+
+        // Each entry needs at least MinBytes on the wire: a length the packet cannot hold is a truncation, found before any work.
+        if (length * f.Body!.MinBytes > _data.Length - _pos)
+        {
+            return Fail(FastErrorCode.UnexpectedEnd, at);
+        }
+
+        if (depth >= _decoder.MaxDepth)
+        {
+            return Fail(FastErrorCode.LimitExceeded, at);
+        }
+
+        return _handler.OnSequenceStart(f, (int)length) || Fail(FastErrorCode.CapacityExceeded, at);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
