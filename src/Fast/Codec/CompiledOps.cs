@@ -166,6 +166,19 @@ internal static class CompiledOps
                 return true;
             }
 
+            if (first > 0x80 && TryAppendByte(message, (byte)(first & 0x7F), out int at))
+            {
+                run.DictionaryBytes(dictSlot)[0] = (byte)(first & 0x7F);
+                prev.Length = 1;
+                prev.State = PreviousState.Assigned;
+                prev.Type = type;
+                v.KindValue = FastValueKind.Bytes;
+                v.Offset = at;
+                v.Aux = 1;
+                pos = start + 1;
+                return true;
+            }
+
             if ((first & 0x7F) != 0)
             {
                 // The new previous value is the string as appended to the message (stop bit cleared).
@@ -285,6 +298,15 @@ internal static class CompiledOps
                 return true;
             }
 
+            if (first > 0x80 && TryAppendByte(message, (byte)(first & 0x7F), out int at))
+            {
+                v.KindValue = FastValueKind.Bytes;
+                v.Offset = at;
+                v.Aux = 1;
+                pos = start + 1;
+                return true;
+            }
+
             if ((first & 0x7F) != 0)
             {
                 int end = AppendWireAscii(message, data, start, run.MaxStringBytes, null);
@@ -301,6 +323,22 @@ internal static class CompiledOps
         }
 
         return Interpret(ref run, ref pos, fieldIndex, bit, depth);
+    }
+
+    /// <summary>A one-character string (the most common kind) appended to the message arena inline.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool TryAppendByte(FastMessage message, byte value, out int offset)
+    {
+        offset = message.ArenaLength;
+        byte[] arena = message.Arena;
+        if ((uint)offset >= (uint)arena.Length)
+        {
+            return false;
+        }
+
+        arena[offset] = value;
+        message.ArenaLength = offset + 1;
+        return true;
     }
 
     /// <summary>A dictionary entry by a slot the template compiler resolved (always inside the array: no bounds check).</summary>
