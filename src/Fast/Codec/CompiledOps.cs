@@ -142,7 +142,8 @@ internal static class CompiledOps
         {
             if (prev.State == PreviousState.Assigned && prev.Type == type)
             {
-                int offset = AppendPrevious(message, run.DictionaryBytes(dictSlot), prev.Length);
+                byte[] previous = run.DictionaryBytes(dictSlot);
+                int offset = prev.Length == 1 && TryAppendByte(message, previous[0], out int at) ? at : AppendPrevious(message, previous, prev.Length);
                 if (offset < 0)
                 {
                     return run.FailAt(FastErrorCode.CapacityExceeded, pos);
