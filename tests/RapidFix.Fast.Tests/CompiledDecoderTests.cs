@@ -206,4 +206,64 @@ public sealed class CompiledDecoderTests
             }
         }
     }
+
+    [Fact]
+    public void Compiled_and_interpreted_decoding_agree_on_integers_of_every_length()
+    {
+        const string templates = """
+            <template name="I" id="4">
+              <uInt64 name="a" id="1"/>
+              <uInt32 name="b" id="2"/>
+              <uInt64 name="c" id="3" presence="optional"/>
+            </template>
+            """;
+        var on = new TestCodec(templates);
+        var off = new TestCodec(templates, new FastCodecLimits { CompileTemplates = false });
+        var random = new Random(11);
+        int decoded = 0;
+        for (int i = 0; i < 2_000; i++)
+        {
+            // Values of 1 to 10 stop-bit bytes; a trailing byte or none, so some reads end at the input's last byte.
+            var bytes = new List<byte> { 0xC0, 0x84 };
+            for (int field = 0; field < 3; field++)
+            {
+                ulong r = ((ulong)random.NextInt64() << 1) | (uint)random.Next(2);
+                ulong value = random.Next(8) == 0 ? ulong.MaxValue - (r & 0xFF) : r >> random.Next(field == 1 ? 32 : 0, 64);
+                StopBit(bytes, value);
+            }
+
+            if (random.Next(2) == 0)
+            {
+                bytes.Add(0x80);
+            }
+
+            var data = bytes.ToArray();
+            var x = on.Decoder.Decode(data, on.Message);
+            var y = off.Decoder.Decode(data, off.Message);
+            Assert.Equal(y, x);
+            if (x.Ok)
+            {
+                Assert.Equal(off.Text(), on.Text());
+                decoded++;
+            }
+        }
+
+        Assert.True(decoded > 1_000, $"only {decoded} decoded");
+    }
+
+    private static void StopBit(List<byte> bytes, ulong value)
+    {
+        var groups = new List<byte>();
+        do
+        {
+            groups.Add((byte)(value & 0x7F));
+            value >>= 7;
+        }
+        while (value != 0);
+
+        for (int i = groups.Count - 1; i >= 0; i--)
+        {
+            bytes.Add((byte)(groups[i] | (i == 0 ? 0x80 : 0)));
+        }
+    }
 }
