@@ -22,7 +22,8 @@ internal delegate bool CompiledEntries<THandler>(ref DecodeRun<THandler> run, in
 /// <see cref="FastMessage"/>: the read position, the presence map, the dictionary and the scope's first slot are
 /// loaded into locals, and each instruction becomes a call to a <see cref="CompiledOps"/> operation with its
 /// properties as constants, which the JIT inlines and folds. No per-field dispatch remains and the hot state stays
-/// in registers. Skipped where code cannot be generated (e.g. NativeAOT): the interpreter then does the work.
+/// in registers. A sequence's body is also compiled into one method decoding all its entries, which the parent
+/// body calls directly. Skipped where code cannot be generated (e.g. NativeAOT): the interpreter then does the work.
 /// </summary>
 internal static class BodyCompiler
 {
