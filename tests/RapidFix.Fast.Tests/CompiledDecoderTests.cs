@@ -119,4 +119,151 @@ public sealed class CompiledDecoderTests
 
         Assert.True(errors > 1_000, $"only {errors} mutated packets failed");
     }
+
+    [Theory]
+    [InlineData(61, true)] // with the template identifier's bit, 62 bits: 9 presence map bytes
+    [InlineData(62, true)] // 63 bits: the whole window a presence map loads
+    [InlineData(63, false)] // 64 bits: interpreted
+    [InlineData(75, false)]
+    public void Bodies_with_long_presence_maps_decode_alike_compiled_or_not(int fields, bool compiled)
+    {
+        // A template and a sequence entry of `fields` copy fields each; every third field's bit is clear (its previous value).
+        var xml = new System.Text.StringBuilder();
+        var entry = new System.Text.StringBuilder();
+        for (int i = 0; i < fields; i++)
+        {
+            xml.Append($"<uInt32 name=\"t{i}\" id=\"{i + 1}\"><copy value=\"{i}\"/></uInt32>");
+            entry.Append($"<uInt32 name=\"e{i}\" id=\"{i + 1001}\"><copy value=\"{i}\"/></uInt32>");
+        }
+
+        string templates = $"<template name=\"P\" id=\"3\">{xml}<sequence name=\"S\"><length name=\"n\" id=\"999\"/>{entry}</sequence></template>";
+        var on = new TestCodec(templates);
+        var off = new TestCodec(templates, new FastCodecLimits { CompileTemplates = false });
+        var body = on.Templates.Find("P")!.Body;
+        Assert.Equal(compiled, body.Compiled is not null);
+        Assert.Equal(compiled, body.Instructions[^1].Body!.CompiledEntries is not null);
+
+        var bytes = new List<byte>();
+        bytes.AddRange(Pmap(fields, withTemplateId: true));
+        bytes.Add(0x83);
+        AppendValues(bytes, fields, 50);
+        bytes.Add(0x82); // two entries
+        for (int e = 0; e < 2; e++)
+        {
+            bytes.AddRange(Pmap(fields, withTemplateId: false));
+            AppendValues(bytes, fields, 20 * e);
+        }
+
+        var data = bytes.ToArray();
+        for (int pass = 0; pass < 2; pass++)
+        {
+            var x = on.Decoder.Decode(data, on.Message);
+            var y = off.Decoder.Decode(data, off.Message);
+            Assert.True(x.Ok, $"{x.Error} at {x.Offset}");
+            Assert.Equal(y, x);
+            Assert.Equal(data.Length, x.Length);
+            Assert.Equal(off.Text(), on.Text());
+        }
+    }
+
+    /// <summary>
+    /// A presence map with every third field's bit clear (and the template identifier's bit first, set, when asked);
+    /// its last byte always has a bit set (not overlong).
+    /// </summary>
+    private static byte[] Pmap(int fields, bool withTemplateId)
+    {
+        var bits = new List<bool>();
+        if (withTemplateId)
+        {
+            bits.Add(true);
+        }
+
+        for (int i = 0; i < fields; i++)
+        {
+            bits.Add(i % 3 != 1);
+        }
+
+        var result = new byte[(bits.Count + 6) / 7];
+        for (int i = 0; i < bits.Count; i++)
+        {
+            if (bits[i])
+            {
+                result[i / 7] |= (byte)(0x40 >> (i % 7));
+            }
+        }
+
+        result[^1] |= 0x80;
+        return result;
+    }
+
+    private static void AppendValues(List<byte> bytes, int fields, int offset)
+    {
+        for (int i = 0; i < fields; i++)
+        {
+            if (i % 3 != 1)
+            {
+                bytes.Add((byte)(0x80 | (offset + i))); // below 128 for up to 75 fields
+            }
+        }
+    }
+
+    [Fact]
+    public void Compiled_and_interpreted_decoding_agree_on_integers_of_every_length()
+    {
+        const string templates = """
+            <template name="I" id="4">
+              <uInt64 name="a" id="1"/>
+              <uInt32 name="b" id="2"/>
+              <uInt64 name="c" id="3" presence="optional"/>
+            </template>
+            """;
+        var on = new TestCodec(templates);
+        var off = new TestCodec(templates, new FastCodecLimits { CompileTemplates = false });
+        var random = new Random(11);
+        int decoded = 0;
+        for (int i = 0; i < 2_000; i++)
+        {
+            // Values of 1 to 10 stop-bit bytes; a trailing byte or none, so some reads end at the input's last byte.
+            var bytes = new List<byte> { 0xC0, 0x84 };
+            for (int field = 0; field < 3; field++)
+            {
+                ulong r = ((ulong)random.NextInt64() << 1) | (uint)random.Next(2);
+                ulong value = random.Next(8) == 0 ? ulong.MaxValue - (r & 0xFF) : r >> random.Next(field == 1 ? 32 : 0, 64);
+                StopBit(bytes, value);
+            }
+
+            if (random.Next(2) == 0)
+            {
+                bytes.Add(0x80);
+            }
+
+            var data = bytes.ToArray();
+            var x = on.Decoder.Decode(data, on.Message);
+            var y = off.Decoder.Decode(data, off.Message);
+            Assert.Equal(y, x);
+            if (x.Ok)
+            {
+                Assert.Equal(off.Text(), on.Text());
+                decoded++;
+            }
+        }
+
+        Assert.True(decoded > 1_000, $"only {decoded} decoded");
+    }
+
+    private static void StopBit(List<byte> bytes, ulong value)
+    {
+        var groups = new List<byte>();
+        do
+        {
+            groups.Add((byte)(value & 0x7F));
+            value >>= 7;
+        }
+        while (value != 0);
+
+        for (int i = groups.Count - 1; i >= 0; i--)
+        {
+            bytes.Add((byte)(groups[i] | (i == 0 ? 0x80 : 0)));
+        }
+    }
 }

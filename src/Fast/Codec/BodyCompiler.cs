@@ -11,11 +11,19 @@ internal delegate bool CompiledBody<THandler>(ref DecodeRun<THandler> run, ref P
     where THandler : struct, IFastDecodeHandler;
 
 /// <summary>
+/// Compiled decoding code of all the entries of a sequence: <paramref name="count"/> entries whose scopes start at
+/// value index <paramref name="firstBase"/>, one after the other.
+/// </summary>
+internal delegate bool CompiledEntries<THandler>(ref DecodeRun<THandler> run, int firstBase, int count, int depth)
+    where THandler : struct, IFastDecodeHandler;
+
+/// <summary>
 /// Compiles template bodies at startup into straight-line methods (one DynamicMethod per body) that decode into a
 /// <see cref="FastMessage"/>: the read position, the presence map, the dictionary and the scope's first slot are
 /// loaded into locals, and each instruction becomes a call to a <see cref="CompiledOps"/> operation with its
 /// properties as constants, which the JIT inlines and folds. No per-field dispatch remains and the hot state stays
-/// in registers. Skipped where code cannot be generated (e.g. NativeAOT): the interpreter then does the work.
+/// in registers. A sequence's body is also compiled into one method decoding all its entries, which the parent
+/// body calls directly. Skipped where code cannot be generated (e.g. NativeAOT): the interpreter then does the work.
 /// </summary>
 internal static class BodyCompiler
 {
@@ -35,33 +43,80 @@ internal static class BodyCompiler
     private static readonly MethodInfo BytesNoneOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesNone), Static)!;
     private static readonly MethodInfo BytesCopyOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesCopy), Static)!;
     private static readonly MethodInfo OtherOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.Other), Static)!;
+    private static readonly MethodInfo SequenceStartOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.SequenceStart), Static)!;
+    private static readonly MethodInfo FirstEntryBase = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.FirstEntryBase), Instance)!;
+    private static readonly MethodInfo EntryPmapOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.EntryPmap), Static)!;
+    private static readonly MethodInfo EntryPmapDoneOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.EntryPmapDone), Static)!;
+    private static readonly MethodInfo EnterEntries = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.EnterEntries), Instance)!;
+    private static readonly MethodInfo EnterEntry = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.EnterEntry), Instance)!;
+    private static readonly MethodInfo LeaveEntries = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.LeaveEntries), Instance)!;
 
     public static bool IsSupported => RuntimeFeature.IsDynamicCodeSupported && RuntimeFeature.IsDynamicCodeCompiled;
 
     public static void Compile(IReadOnlyList<FastTemplate> templates)
     {
-        var done = new HashSet<FastGroupBody>();
+        var compiler = new Compilation();
         foreach (var t in templates)
         {
-            Compile(t.Body, done);
+            compiler.Compile(t.Body);
         }
     }
 
-    private static void Compile(FastGroupBody body, HashSet<FastGroupBody> done)
+    /// <summary>One registry's compilation: the bodies done, and the entry methods parent bodies call directly.</summary>
+    private sealed class Compilation
     {
-        if (!done.Add(body))
-        {
-            return;
-        }
+        private readonly HashSet<FastGroupBody> _done = [];
+        private readonly Dictionary<FastGroupBody, DynamicMethod> _entries = [];
 
-        foreach (var f in body.Instructions)
+        public void Compile(FastGroupBody body)
         {
-            if (f.Body is not null)
+            if (!_done.Add(body))
             {
-                Compile(f.Body, done);
+                return;
+            }
+
+            // Inner bodies first: a parent calls its sequences' entry methods.
+            foreach (var f in body.Instructions)
+            {
+                if (f.Body is not null)
+                {
+                    Compile(f.Body);
+                }
+
+                if (f.Code == Opcode.Sequence && !_entries.ContainsKey(f.Body!) && FitsLoadedPmap(f.Body!))
+                {
+                    _entries[f.Body!] = CompileEntries(f.Body!, _entries);
+                }
+            }
+
+            if (FitsLoadedPmap(body))
+            {
+                CompileBody(body, _entries);
             }
         }
+    }
 
+    /// <summary>
+    /// Compiled code reads presence bits from the loaded window only (<see cref="PresenceMap.NextLoaded"/>): the
+    /// body's bits, plus a template's identifier bit, must fit. Larger bodies (none in practice) are interpreted.
+    /// </summary>
+    private static bool FitsLoadedPmap(FastGroupBody body) => body.PmapBits + 1 <= PresenceMap.MaxLoadedBits;
+
+    /// <summary>The hot state a compiled method keeps in its locals.</summary>
+    private sealed class State(ILGenerator il)
+    {
+        public readonly LocalBuilder Pm = il.DeclareLocal(typeof(PresenceMap));
+        public readonly LocalBuilder Pos = il.DeclareLocal(typeof(int));
+        public readonly LocalBuilder Data = il.DeclareLocal(typeof(ReadOnlySpan<byte>));
+        public readonly LocalBuilder Dict = il.DeclareLocal(typeof(PreviousValue[]));
+        public readonly LocalBuilder Scope = il.DeclareLocal(typeof(FastValue).MakeByRefType());
+        public readonly LocalBuilder Message = il.DeclareLocal(typeof(FastMessage));
+        public readonly LocalBuilder Depth = il.DeclareLocal(typeof(int));
+    }
+
+    /// <summary>One body, decoded with the presence map its caller read: <see cref="CompiledBody{THandler}"/>.</summary>
+    private static void CompileBody(FastGroupBody body, Dictionary<FastGroupBody, DynamicMethod> entries)
+    {
         var method = new DynamicMethod(
             "fast_decode_" + body.Name,
             typeof(bool),
@@ -69,39 +124,169 @@ internal static class BodyCompiler
             typeof(BodyCompiler).Module,
             skipVisibility: true);
         var il = method.GetILGenerator();
-        var pm = il.DeclareLocal(typeof(PresenceMap));
-        var pos = il.DeclareLocal(typeof(int));
-        var data = il.DeclareLocal(typeof(ReadOnlySpan<byte>));
-        var dict = il.DeclareLocal(typeof(PreviousValue[]));
-        var scope = il.DeclareLocal(typeof(FastValue).MakeByRefType());
-        var message = il.DeclareLocal(typeof(FastMessage));
+        var state = new State(il);
         var fail = il.DefineLabel();
 
         // Prologue: the hot state into locals.
         il.Emit(OpCodes.Ldarg_2);
         il.Emit(OpCodes.Ldobj, typeof(PresenceMap));
-        il.Emit(OpCodes.Stloc, pm);
-        il.Emit(OpCodes.Ldarg_1);
-        il.Emit(OpCodes.Call, GetPosition);
-        il.Emit(OpCodes.Stloc, pos);
-        il.Emit(OpCodes.Ldarg_1);
-        il.Emit(OpCodes.Call, GetData);
-        il.Emit(OpCodes.Stloc, data);
-        il.Emit(OpCodes.Ldarg_1);
-        il.Emit(OpCodes.Call, GetDictionary);
-        il.Emit(OpCodes.Stloc, dict);
-        il.Emit(OpCodes.Ldarg_1);
-        il.Emit(OpCodes.Call, GetMessage);
-        il.Emit(OpCodes.Stloc, message);
+        il.Emit(OpCodes.Stloc, state.Pm);
+        il.Emit(OpCodes.Ldarg_3);
+        il.Emit(OpCodes.Stloc, state.Depth);
+        LoadRunState(il, state);
         if (body.Instructions.Length > 0)
         {
             il.Emit(OpCodes.Ldarg_1);
             il.Emit(OpCodes.Call, ScopeStart);
-            il.Emit(OpCodes.Stloc, scope);
+            il.Emit(OpCodes.Stloc, state.Scope);
         }
 
+        EmitInstructions(il, body, state, fail, entries);
+
+        // Epilogue: hand the state back.
+        il.Emit(OpCodes.Ldarg_2);
+        il.Emit(OpCodes.Ldloc, state.Pm);
+        il.Emit(OpCodes.Stobj, typeof(PresenceMap));
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldloc, state.Pos);
+        il.Emit(OpCodes.Call, SetPosition);
+        il.Emit(OpCodes.Ldc_I4_1);
+        il.Emit(OpCodes.Ret);
+        il.MarkLabel(fail);
+        il.Emit(OpCodes.Ldc_I4_0);
+        il.Emit(OpCodes.Ret);
+        // Bound to a (unused) target: a closed delegate is invoked without the argument-shuffling thunk of an open static one.
+        body.Compiled = method.CreateDelegate(typeof(CompiledBody<FastMessageWriter>), body);
+    }
+
+    /// <summary>
+    /// All the entries of a sequence in one method (<see cref="CompiledEntries{THandler}"/>): the loop, each
+    /// entry's presence map and scope are compiled around the body's code, so the state is loaded once per
+    /// sequence instead of once per entry.
+    /// </summary>
+    private static DynamicMethod CompileEntries(FastGroupBody body, Dictionary<FastGroupBody, DynamicMethod> entries)
+    {
+        var method = new DynamicMethod(
+            "fast_decode_entries_" + body.Name,
+            typeof(bool),
+            [typeof(object), RunType.MakeByRefType(), typeof(int), typeof(int), typeof(int)],
+            typeof(BodyCompiler).Module,
+            skipVisibility: true);
+        var il = method.GetILGenerator();
+        var state = new State(il);
+        var entryBase = il.DeclareLocal(typeof(int));
+        var remaining = il.DeclareLocal(typeof(int));
+        var pmStart = il.DeclareLocal(typeof(int));
+        var fail = il.DefineLabel();
+        var loop = il.DefineLabel();
+        var check = il.DefineLabel();
+
+        il.Emit(OpCodes.Ldarg_S, (byte)4);
+        il.Emit(OpCodes.Stloc, state.Depth);
+        LoadRunState(il, state);
+        il.Emit(OpCodes.Ldarg_2);
+        il.Emit(OpCodes.Stloc, entryBase);
+        il.Emit(OpCodes.Ldarg_3);
+        il.Emit(OpCodes.Stloc, remaining);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, EnterEntries);
+        il.Emit(OpCodes.Br, check);
+
+        il.MarkLabel(loop);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldloc, entryBase);
+        il.Emit(OpCodes.Call, EnterEntry);
+        il.Emit(OpCodes.Stloc, state.Scope);
+        if (body.HasPmap)
+        {
+            il.Emit(OpCodes.Ldloc, state.Pos);
+            il.Emit(OpCodes.Stloc, pmStart);
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ldloc, state.Data);
+            il.Emit(OpCodes.Ldloca, state.Pos);
+            il.Emit(OpCodes.Ldloca, state.Pm);
+            Int(il, (body.PmapBits + 6) / 7);
+            il.Emit(OpCodes.Call, EntryPmapOp);
+            il.Emit(OpCodes.Brfalse, fail);
+        }
+        else
+        {
+            il.Emit(OpCodes.Ldloca, state.Pm);
+            il.Emit(OpCodes.Initobj, typeof(PresenceMap));
+        }
+
+        EmitInstructions(il, body, state, fail, entries);
+
+        if (body.HasPmap)
+        {
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Ldloca, state.Pm);
+            il.Emit(OpCodes.Ldloc, pmStart);
+            il.Emit(OpCodes.Call, EntryPmapDoneOp);
+            il.Emit(OpCodes.Brfalse, fail);
+        }
+
+        il.Emit(OpCodes.Ldloc, entryBase);
+        Int(il, body.SlotCount);
+        il.Emit(OpCodes.Add);
+        il.Emit(OpCodes.Stloc, entryBase);
+        il.Emit(OpCodes.Ldloc, remaining);
+        il.Emit(OpCodes.Ldc_I4_1);
+        il.Emit(OpCodes.Sub);
+        il.Emit(OpCodes.Stloc, remaining);
+        il.MarkLabel(check);
+        il.Emit(OpCodes.Ldloc, remaining);
+        il.Emit(OpCodes.Ldc_I4_0);
+        il.Emit(OpCodes.Bgt, loop);
+
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, LeaveEntries);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldloc, state.Pos);
+        il.Emit(OpCodes.Call, SetPosition);
+        il.Emit(OpCodes.Ldc_I4_1);
+        il.Emit(OpCodes.Ret);
+        il.MarkLabel(fail);
+        il.Emit(OpCodes.Ldc_I4_0);
+        il.Emit(OpCodes.Ret);
+        body.CompiledEntries = method.CreateDelegate(typeof(CompiledEntries<FastMessageWriter>), body);
+        return method;
+    }
+
+    /// <summary>Read position, input, dictionary and message from the run (argument 1) into locals.</summary>
+    private static void LoadRunState(ILGenerator il, State state)
+    {
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, GetPosition);
+        il.Emit(OpCodes.Stloc, state.Pos);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, GetData);
+        il.Emit(OpCodes.Stloc, state.Data);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, GetDictionary);
+        il.Emit(OpCodes.Stloc, state.Dict);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, GetMessage);
+        il.Emit(OpCodes.Stloc, state.Message);
+    }
+
+    /// <summary>Each instruction as a call to its <see cref="CompiledOps"/> operation, to <paramref name="fail"/> when it returns false.</summary>
+    private static void EmitInstructions(ILGenerator il, FastGroupBody body, State state, Label fail, Dictionary<FastGroupBody, DynamicMethod> entries)
+    {
+        var pm = state.Pm;
+        var pos = state.Pos;
+        var data = state.Data;
+        var dict = state.Dict;
+        var scope = state.Scope;
+        var message = state.Message;
         foreach (var f in body.Instructions)
         {
+            if (f.Code == Opcode.Sequence && entries.TryGetValue(f.Body!, out var entriesMethod))
+            {
+                EmitSequence(il, f, state, fail, entriesMethod);
+                continue;
+            }
+
             // Every operation takes (run, data, ref pos, ref pm, ref scope, dict, constants...).
             il.Emit(OpCodes.Ldarg_1);
             il.Emit(OpCodes.Ldloc, data);
@@ -150,11 +335,12 @@ internal static class BodyCompiler
                     Bool(il, f.Code == Opcode.Ascii);
                     Int(il, (int)f.Operator);
                     Bool(il, f.IsOptional);
+                    Bool(il, f.Nullable);
                     Bool(il, f.UsesPmapBit);
                     Bool(il, f.HasInitial);
                     Int(il, f.InitialPoolOffset);
                     Int(il, f.InitialBytes.Length);
-                    il.Emit(OpCodes.Ldarg_3);
+                    il.Emit(OpCodes.Ldloc, state.Depth);
                     il.Emit(OpCodes.Call, BytesInitialOp);
                     break;
 
@@ -163,7 +349,8 @@ internal static class BodyCompiler
                     Int(il, f.Slot);
                     Int(il, f.Index);
                     Bool(il, f.Code == Opcode.Ascii);
-                    il.Emit(OpCodes.Ldarg_3);
+                    Bool(il, f.Nullable);
+                    il.Emit(OpCodes.Ldloc, state.Depth);
                     il.Emit(OpCodes.Call, BytesNoneOp);
                     break;
 
@@ -171,37 +358,79 @@ internal static class BodyCompiler
                     il.Emit(OpCodes.Ldloc, message);
                     Int(il, f.Slot);
                     Int(il, f.Index);
+                    Bool(il, f.Code == Opcode.Ascii);
+                    Bool(il, f.Nullable);
                     Int(il, (int)f.Type);
                     Int(il, f.DictSlot);
-                    il.Emit(OpCodes.Ldarg_3);
+                    il.Emit(OpCodes.Ldloc, state.Depth);
                     il.Emit(OpCodes.Call, BytesCopyOp);
                     break;
 
                 default:
                     Int(il, f.Index);
                     Bool(il, f.Code == Opcode.Sequence ? f.Length!.UsesPmapBit : f.UsesPmapBit);
-                    il.Emit(OpCodes.Ldarg_3);
+                    il.Emit(OpCodes.Ldloc, state.Depth);
                     il.Emit(OpCodes.Call, OtherOp);
                     break;
             }
 
             il.Emit(OpCodes.Brfalse, fail);
         }
+    }
 
-        // Epilogue: hand the state back.
-        il.Emit(OpCodes.Ldarg_2);
-        il.Emit(OpCodes.Ldloc, pm);
-        il.Emit(OpCodes.Stobj, typeof(PresenceMap));
+    /// <summary>
+    /// A sequence whose entries are compiled: its length and start inline (<see cref="CompiledOps.SequenceStart"/>),
+    /// then a direct call of the entries method, with the read position handed over and taken back.
+    /// </summary>
+    private static void EmitSequence(ILGenerator il, FastField f, State state, Label fail, DynamicMethod entriesMethod)
+    {
+        var length = f.Length!;
+        var count = il.DeclareLocal(typeof(int));
+        var done = il.DefineLabel();
         il.Emit(OpCodes.Ldarg_1);
-        il.Emit(OpCodes.Ldloc, pos);
-        il.Emit(OpCodes.Call, SetPosition);
-        il.Emit(OpCodes.Ldc_I4_1);
-        il.Emit(OpCodes.Ret);
-        il.MarkLabel(fail);
+        il.Emit(OpCodes.Ldloc, state.Data);
+        il.Emit(OpCodes.Ldloca, state.Pos);
+        il.Emit(OpCodes.Ldloca, state.Pm);
+        il.Emit(OpCodes.Ldloc, state.Scope);
+        il.Emit(OpCodes.Ldloc, state.Dict);
+        Int(il, f.Slot);
+        Int(il, f.Index);
+        Int(il, (int)length.Operator);
+        Int(il, (int)length.Type);
+        Bool(il, length.IsOptional);
+        Bool(il, length.Nullable);
+        Bool(il, length.UsesPmapBit);
+        Int(il, length.DictSlot);
+        Bool(il, length.HasInitial);
+        il.Emit(OpCodes.Ldc_I8, length.InitialInt);
+        il.Emit(OpCodes.Ldloc, state.Depth);
+        il.Emit(OpCodes.Call, SequenceStartOp);
+        il.Emit(OpCodes.Stloc, count);
+        il.Emit(OpCodes.Ldloc, count);
         il.Emit(OpCodes.Ldc_I4_0);
-        il.Emit(OpCodes.Ret);
-        // Bound to a (unused) target: a closed delegate is invoked without the argument-shuffling thunk of an open static one.
-        body.Compiled = method.CreateDelegate(typeof(CompiledBody<FastMessageWriter>), body);
+        il.Emit(OpCodes.Blt, fail);
+        il.Emit(OpCodes.Ldloc, count);
+        il.Emit(OpCodes.Ldc_I4_0);
+        il.Emit(OpCodes.Ble, done);
+
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldloc, state.Pos);
+        il.Emit(OpCodes.Call, SetPosition);
+        il.Emit(OpCodes.Ldnull); // the entries method's unused delegate target
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Ldarg_1);
+        Int(il, f.Slot);
+        il.Emit(OpCodes.Call, FirstEntryBase);
+        il.Emit(OpCodes.Ldloc, count);
+        il.Emit(OpCodes.Ldloc, state.Depth);
+        il.Emit(OpCodes.Ldc_I4_1);
+        il.Emit(OpCodes.Add);
+        il.Emit(OpCodes.Call, entriesMethod);
+        il.Emit(OpCodes.Brfalse, fail);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, GetPosition);
+        il.Emit(OpCodes.Stloc, state.Pos);
+        il.MarkLabel(done);
     }
 
     private static void Int(ILGenerator il, int value) => il.Emit(OpCodes.Ldc_I4, value);

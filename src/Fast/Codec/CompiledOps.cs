@@ -26,7 +26,7 @@ internal static class CompiledOps
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
         int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
     {
-        bool bit = usesBit && pm.Next(data);
+        bool bit = usesBit && pm.NextLoaded();
         int r = IntValue(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, out long value);
         ref var v = ref Unsafe.Add(ref scope, slot);
         if (r == Present)
@@ -54,7 +54,7 @@ internal static class CompiledOps
     {
         int at = pos;
         ref var v = ref Unsafe.Add(ref scope, slot);
-        bool bit = exponentUsesBit && pm.Next(data);
+        bool bit = exponentUsesBit && pm.NextLoaded();
         int r = IntValue(ref run, data, ref pos, dict, exponentOp, FastFieldType.Int32, optional, exponentNullable, exponentDict, exponentHasInitial, exponentInitial, bit, out long exponent);
         if (r != Present)
         {
@@ -72,7 +72,7 @@ internal static class CompiledOps
             return run.FailAt(FastErrorCode.R1, at);
         }
 
-        bit = mantissaUsesBit && pm.Next(data);
+        bit = mantissaUsesBit && pm.NextLoaded();
         r = IntValue(ref run, data, ref pos, dict, mantissaOp, FastFieldType.Int64, false, false, mantissaDict, mantissaHasInitial, mantissaInitial, bit, out long mantissa);
         if (r == Present)
         {
@@ -89,9 +89,9 @@ internal static class CompiledOps
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesInitial(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool usesBit, bool hasInitial, int poolOffset, int length, int depth)
+        int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool nullable, bool usesBit, bool hasInitial, int poolOffset, int length, int depth)
     {
-        bool bit = usesBit && pm.Next(data);
+        bool bit = usesBit && pm.NextLoaded();
         ref var v = ref Unsafe.Add(ref scope, slot);
         bool fromTemplate = op == FastOperator.Constant ? !optional || bit : !bit;
         if (fromTemplate)
@@ -116,51 +116,160 @@ internal static class CompiledOps
             return true;
         }
 
-        return WireString(ref run, data, ref pos, ref v, message, fieldIndex, ascii, bit: true, depth);
+        return WireString(ref run, data, ref pos, ref v, message, fieldIndex, ascii, nullable, bit: true, depth);
     }
 
     /// <summary>A string without operator.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesNone(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, int depth) =>
-        WireString(ref run, data, ref pos, ref Unsafe.Add(ref scope, slot), message, fieldIndex, ascii, bit: false, depth);
+        int slot, int fieldIndex, bool ascii, bool nullable, int depth) =>
+        WireString(ref run, data, ref pos, ref Unsafe.Add(ref scope, slot), message, fieldIndex, ascii, nullable, bit: false, depth);
 
-    /// <summary>A copy string: bit clear with an assigned previous value inline, anything else interpreted.</summary>
+    /// <summary>
+    /// A copy string: bit clear with an assigned previous value, or bit set with NULL or an ordinary ASCII string,
+    /// inline; anything else interpreted.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesCopy(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, FastFieldType type, int dictSlot, int depth)
+        int slot, int fieldIndex, bool ascii, bool nullable, FastFieldType type, int dictSlot, int depth)
     {
-        bool bit = pm.Next(data);
+        bool bit = pm.NextLoaded();
+        ref var prev = ref Previous(dict, dictSlot);
+        ref var v = ref Unsafe.Add(ref scope, slot);
         if (!bit)
         {
-            ref var prev = ref Previous(dict, dictSlot);
             if (prev.State == PreviousState.Assigned && prev.Type == type)
             {
-                int offset = AppendPrevious(message, run.DictionaryBytes(dictSlot), prev.Length);
+                byte[] previous = run.DictionaryBytes(dictSlot);
+                int offset = prev.Length == 1 && TryAppendByte(message, previous[0], out int at) ? at : AppendPrevious(message, previous, prev.Length);
                 if (offset < 0)
                 {
                     return run.FailAt(FastErrorCode.CapacityExceeded, pos);
                 }
 
-                ref var v = ref Unsafe.Add(ref scope, slot);
                 v.KindValue = FastValueKind.Bytes;
                 v.Offset = offset;
                 v.Aux = prev.Length;
                 return true;
             }
         }
+        else if (ascii && (uint)pos < (uint)data.Length)
+        {
+            int start = pos;
+            byte first = data[start];
+            if (first == 0x80 && nullable)
+            {
+                prev.State = PreviousState.Empty;
+                v.KindValue = FastValueKind.Absent;
+                pos = start + 1;
+                return true;
+            }
+
+            if (first > 0x80 && TryAppendByte(message, (byte)(first & 0x7F), out int at))
+            {
+                run.DictionaryBytes(dictSlot)[0] = (byte)(first & 0x7F);
+                prev.Length = 1;
+                prev.State = PreviousState.Assigned;
+                prev.Type = type;
+                v.KindValue = FastValueKind.Bytes;
+                v.Offset = at;
+                v.Aux = 1;
+                pos = start + 1;
+                return true;
+            }
+
+            if ((first & 0x7F) != 0)
+            {
+                // The new previous value is the string as appended to the message (stop bit cleared).
+                int end = AppendWireAscii(message, data, start, run.MaxStringBytes, run.DictionaryBytes(dictSlot));
+                if (end >= 0)
+                {
+                    int length = end - start;
+                    prev.Length = length;
+                    prev.State = PreviousState.Assigned;
+                    prev.Type = type;
+                    v.KindValue = FastValueKind.Bytes;
+                    v.Offset = message.ArenaLength - length; // appended last
+                    v.Aux = length;
+                    pos = end;
+                    return true;
+                }
+            }
+        }
 
         return Interpret(ref run, ref pos, fieldIndex, bit, depth);
     }
+
+    /// <summary>
+    /// A sequence in a compiled body, up to its entries: the length (with the length instruction's properties), then
+    /// the limits and the scopes. The entry count (0 when absent), or -1 on error.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static int SequenceStart(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, int fieldIndex, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial, int depth)
+    {
+        bool bit = usesBit && pm.NextLoaded();
+        int at = pos;
+        int r = IntValue(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, out long length);
+        if (r == Present)
+        {
+            return run.StartSequence(fieldIndex, length, at, pos, depth);
+        }
+
+        if (r == Absent)
+        {
+            Unsafe.Add(ref scope, slot).KindValue = FastValueKind.Absent;
+            return 0;
+        }
+
+        return -1;
+    }
+
+    /// <summary>
+    /// A sequence entry's presence map: maps of one byte, or of two when the body needs that many and the second
+    /// byte is not overlong (0x80), inline; others out of line. (The body's size never exceeds the decoder's scan.)
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool EntryPmap(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, int maxBytes)
+    {
+        int start = pos;
+        int end;
+        if ((uint)start < (uint)data.Length && data[start] >= 0x80)
+        {
+            end = start + 1;
+        }
+        else if (maxBytes >= 2 && (uint)(start + 1) < (uint)data.Length && data[start + 1] > 0x80)
+        {
+            end = start + 2;
+        }
+        else
+        {
+            end = run.EntryPmap(start, maxBytes);
+            if (end < 0)
+            {
+                return false;
+            }
+        }
+
+        pm = new PresenceMap(data, start, end);
+        pos = end;
+        return true;
+    }
+
+    /// <summary>After a sequence entry: R8 when strict and a bit no instruction read is set.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool EntryPmapDone(ref DecodeRun<FastMessageWriter> run, ref PresenceMap pm, int pmStart) =>
+        !pm.MayHaveUnreadBits || !run.Strict || run.PmapFullyRead(pm, pmStart);
 
     /// <summary>Any other instruction (single-operator decimals, delta and tail strings, sequences, groups, template references).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool Other(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
         int fieldIndex, bool usesBit, int depth) =>
-        Interpret(ref run, ref pos, fieldIndex, usesBit && pm.Next(data), depth);
+        Interpret(ref run, ref pos, fieldIndex, usesBit && pm.NextLoaded(), depth);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool Interpret(ref DecodeRun<FastMessageWriter> run, ref int pos, int fieldIndex, bool bit, int depth)
@@ -172,32 +281,65 @@ internal static class CompiledOps
     }
 
     /// <summary>
-    /// A string value on the wire: an ordinary ASCII string (first byte not zero) is copied once, straight into
-    /// the message; NULL, empty, "\0", overlong forms, byte vectors and errors are interpreted.
+    /// A string value on the wire: NULL, and an ordinary ASCII string (first byte not zero), which is copied once,
+    /// straight into the message; empty, "\0", overlong forms, byte vectors, errors and a full arena (reported
+    /// where the interpreter reports it) are interpreted.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool WireString(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref FastValue v, FastMessage message, int fieldIndex, bool ascii, bool bit, int depth)
+    private static bool WireString(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref FastValue v, FastMessage message, int fieldIndex, bool ascii, bool nullable, bool bit, int depth)
     {
         int start = pos;
-        if (ascii && (uint)start < (uint)data.Length && (data[start] & 0x7F) != 0)
+        if (ascii && (uint)start < (uint)data.Length)
         {
-            int end = AppendWireAscii(message, data, start, run.MaxStringBytes, out int offset);
-            if (end >= 0)
+            byte first = data[start];
+            if (first == 0x80 && nullable)
             {
-                v.KindValue = FastValueKind.Bytes;
-                v.Offset = offset;
-                v.Aux = end - start;
-                pos = end;
+                v.KindValue = FastValueKind.Absent;
+                pos = start + 1;
                 return true;
             }
 
-            if (end == CapacityFull)
+            if (first > 0x80 && TryAppendByte(message, (byte)(first & 0x7F), out int at))
             {
-                return run.FailAt(FastErrorCode.CapacityExceeded, start);
+                v.KindValue = FastValueKind.Bytes;
+                v.Offset = at;
+                v.Aux = 1;
+                pos = start + 1;
+                return true;
+            }
+
+            if ((first & 0x7F) != 0)
+            {
+                int end = AppendWireAscii(message, data, start, run.MaxStringBytes, null);
+                if (end >= 0)
+                {
+                    int length = end - start;
+                    v.KindValue = FastValueKind.Bytes;
+                    v.Offset = message.ArenaLength - length; // appended last
+                    v.Aux = length;
+                    pos = end;
+                    return true;
+                }
             }
         }
 
         return Interpret(ref run, ref pos, fieldIndex, bit, depth);
+    }
+
+    /// <summary>A one-character string (the most common kind) appended to the message arena inline.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool TryAppendByte(FastMessage message, byte value, out int offset)
+    {
+        offset = message.ArenaLength;
+        byte[] arena = message.Arena;
+        if ((uint)offset >= (uint)arena.Length)
+        {
+            return false;
+        }
+
+        arena[offset] = value;
+        message.ArenaLength = offset + 1;
+        return true;
     }
 
     /// <summary>A dictionary entry by a slot the template compiler resolved (always inside the array: no bounds check).</summary>
@@ -205,17 +347,58 @@ internal static class CompiledOps
     private static ref PreviousValue Previous(PreviousValue[] dict, int slot) =>
         ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(dict), slot);
 
-    private const int CapacityFull = -2;
-
     /// <summary>
-    /// Copies an ASCII string from the wire into the message arena, clearing its stop bit: the position after it,
-    /// -1 when no stop bit comes within <paramref name="maxLength"/> or the data (the interpreter reports it), or
-    /// <see cref="CapacityFull"/>. Kept out of line: its span temporaries would bloat every compiled body's frame.
+    /// Copies an ASCII string from the wire to the end of the message arena, clearing its stop bit, and into
+    /// <paramref name="previous"/> when given (a copy operator's dictionary buffer): the position after it, or -1
+    /// when no stop bit comes within <paramref name="maxLength"/> or the data, or the arena is full (the
+    /// interpreter then reports it). Kept out of line: its span temporaries would bloat every compiled body's
+    /// frame; no out parameter for the offset either (the caller's local would live in memory).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, out int offset)
+    private static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, byte[]? previous)
     {
-        offset = 0;
+        byte[] arena = message.Arena;
+        int offset = message.ArenaLength;
+        if (BitConverter.IsLittleEndian && (uint)start < (uint)data.Length && maxLength >= sizeof(ulong) && arena.Length - offset >= sizeof(ulong)
+            && (previous is null || previous.Length >= sizeof(ulong)))
+        {
+            // Strings of up to 8 bytes (nearly all of them) as one word: find the stop bit, clear it, store the word.
+            // The bytes stored past the string's end lie in free arena space or past the previous value's length.
+            ulong word = start + sizeof(ulong) <= data.Length ? Unsafe.ReadUnaligned<ulong>(in data[start]) : LastBytes(data, start);
+            ulong stops = word & 0x8080808080808080UL;
+            if (stops != 0)
+            {
+                int length = (System.Numerics.BitOperations.TrailingZeroCount(stops) >> 3) + 1;
+                word &= ~(0x80UL << ((length - 1) * 8));
+                Unsafe.WriteUnaligned(ref arena[offset], word);
+                if (previous is not null)
+                {
+                    Unsafe.WriteUnaligned(ref previous[0], word);
+                }
+
+                message.ArenaLength = offset + length;
+                return start + length;
+            }
+        }
+
+        return AppendLongWireAscii(message, data, start, maxLength, previous);
+    }
+
+    /// <summary>The fewer than 8 bytes from <paramref name="start"/> to the end of <paramref name="data"/>, as a little-endian word.</summary>
+    private static ulong LastBytes(ReadOnlySpan<byte> data, int start)
+    {
+        ulong word = 0;
+        for (int i = data.Length - 1; i >= start; i--)
+        {
+            word = (word << 8) | data[i];
+        }
+
+        return word;
+    }
+
+    /// <summary><see cref="AppendWireAscii"/> for longer strings and near the end of the arena.</summary>
+    private static int AppendLongWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, byte[]? previous)
+    {
         int limit = Math.Min(data.Length, start + maxLength);
         int p = start;
         while (p < limit && data[p] < 0x80)
@@ -223,25 +406,41 @@ internal static class CompiledOps
             p++;
         }
 
-        if (p >= limit)
+        int offset = message.ArenaLength;
+        int length = p + 1 - start;
+        if (p >= limit || length > message.Arena.Length - offset)
         {
             return -1;
         }
 
-        int length = p + 1 - start;
-        if (!message.TryAppendBytes(data.Slice(start, length), out offset))
+        var target = message.Arena.AsSpan(offset, length);
+        SmallCopy.Copy(data.Slice(start, length), target);
+        target[length - 1] &= 0x7F;
+        message.ArenaLength = offset + length;
+        if (previous is not null)
         {
-            return CapacityFull;
+            SmallCopy.Copy(target, previous);
         }
 
-        message.Arena[offset + length - 1] &= 0x7F;
         return p + 1;
     }
 
     /// <summary>Copies a previous value into the message arena: its offset, or -1 when the arena is full.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int AppendPrevious(FastMessage message, byte[] previous, int length) =>
-        message.TryAppendBytes(previous.AsSpan(0, length), out int offset) ? offset : -1;
+    private static int AppendPrevious(FastMessage message, byte[] previous, int length)
+    {
+        byte[] arena = message.Arena;
+        int offset = message.ArenaLength;
+        if (length <= sizeof(ulong) && previous.Length >= sizeof(ulong) && arena.Length - offset >= sizeof(ulong))
+        {
+            // One word, as in AppendWireAscii: the bytes past the value land in free arena space.
+            Unsafe.WriteUnaligned(ref arena[offset], Unsafe.ReadUnaligned<ulong>(ref previous[0]));
+            message.ArenaLength = offset + length;
+            return offset;
+        }
+
+        return message.TryAppendBytes(previous.AsSpan(0, length), out offset) ? offset : -1;
+    }
 
     // ---- integer operators on local state (the same rules as DecodeRun.IntOperator) -----------------------------
 
@@ -435,12 +634,14 @@ internal static class CompiledOps
             }
             else
             {
-                int next = run.SlowUnsigned(p, out u, out carry);
+                int next = run.SlowUnsigned(p);
                 if (next < 0)
                 {
                     return Failed;
                 }
 
+                u = run.SlowValue;
+                carry = run.SlowCarry;
                 pos = next;
             }
 
@@ -499,12 +700,15 @@ internal static class CompiledOps
         }
         else
         {
-            int next = run.SlowSigned(p, out value, out carry);
+            int next = run.SlowSigned(p);
             if (next < 0)
             {
+                value = 0;
                 return Failed;
             }
 
+            value = (long)run.SlowValue;
+            carry = run.SlowCarry;
             pos = next;
         }
 

@@ -28,20 +28,128 @@ internal ref partial struct DecodeRun<THandler>
 
     internal bool FailAt(FastErrorCode code, int offset) => Fail(code, offset);
 
-    /// <summary>An unsigned integer of 3 or more bytes at <paramref name="pos"/>: the new position, or -1 after recording the error.</summary>
+    internal readonly bool Strict => _decoder.Strict;
+
+    /// <summary>The value index of the first entry of the sequence in <paramref name="slot"/>.</summary>
+    internal readonly int FirstEntryBase(int slot) => Unsafe.As<THandler, FastMessageWriter>(ref _handler).FirstEntryBase(slot);
+
+    internal void EnterEntries() => Unsafe.As<THandler, FastMessageWriter>(ref _handler).EnterEntries();
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal ref FastValue EnterEntry(int entryBase) => ref Unsafe.As<THandler, FastMessageWriter>(ref _handler).EnterEntry(entryBase);
+
+    internal void LeaveEntries() => Unsafe.As<THandler, FastMessageWriter>(ref _handler).LeaveEntries();
+
+    /// <summary>
+    /// A sequence of compiled code whose length was read: the limits checked and the handler told, as
+    /// the interpreter does. The entry count, or -1 after recording the error.
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal int SlowUnsigned(int pos, out ulong value, out bool carry)
+    internal int StartSequence(int fieldIndex, long length, int at, int pos, int depth)
     {
         _pos = pos;
-        return ReadUnsignedSlow(out value, out carry) ? _pos : -1;
+        return StartSequence(_decoder.Templates.Fields[fieldIndex], length, at, depth) ? (int)length : -1;
     }
 
-    /// <summary>A signed integer of 2 or more bytes at <paramref name="pos"/>: the new position, or -1 after recording the error.</summary>
+    /// <summary>
+    /// A sequence entry's presence map at <paramref name="pos"/>, of at most <paramref name="maxBytes"/> bytes when
+    /// strict: the position after it, or -1 after recording the error (as the interpreter's entry loop).
+    /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal int SlowSigned(int pos, out long value, out bool carry)
+    internal int EntryPmap(int pos, int maxBytes)
     {
         _pos = pos;
-        return ReadSignedSlow(out value, out carry) ? _pos : -1;
+        if (!ReadPmap(out _, out int length))
+        {
+            return -1;
+        }
+
+        return !_decoder.Strict || length <= maxBytes || Fail(FastErrorCode.R8, pos) ? _pos : -1;
+    }
+
+    /// <summary>R8 when a presence map bit that no instruction read is set (strict decoding).</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal bool PmapFullyRead(PresenceMap pm, int pmStart) => CheckPmapFullyRead(in pm, pmStart);
+
+    /// <summary>The value the last <see cref="SlowUnsigned"/> or <see cref="SlowSigned"/> read.</summary>
+    internal readonly ulong SlowValue => _slowValue;
+
+    /// <summary>The last slow read's value is exactly 2^64 (unsigned) or 2^63 (signed).</summary>
+    internal readonly bool SlowCarry => _slowCarry;
+
+    /// <summary>
+    /// An unsigned integer of 3 or more bytes at <paramref name="pos"/> (value in <see cref="SlowValue"/>): the
+    /// new position, or -1 after recording the error.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal int SlowUnsigned(int pos)
+    {
+        var data = _data;
+        if (BitConverter.IsLittleEndian && pos <= data.Length - sizeof(ulong))
+        {
+            // Up to 8 bytes with a non-zero first byte (the timestamps and identifiers) from one word, without a
+            // loop: find the stop bit, put the bytes in value order, then join their 7-bit groups pairwise.
+            ulong word = Unsafe.ReadUnaligned<ulong>(in data[pos]);
+            ulong stops = word & 0x8080808080808080UL;
+            if (stops != 0 && (byte)word != 0)
+            {
+                int last = System.Numerics.BitOperations.TrailingZeroCount(stops) >> 3;
+                int unused = 8 * (7 - last);
+                ulong x = System.Buffers.Binary.BinaryPrimitives.ReverseEndianness(word & (0x7F7F7F7F7F7F7F7FUL >> unused)) >> unused;
+                x = ((x & 0x7F007F007F007F00UL) >> 1) | (x & 0x007F007F007F007FUL);
+                x = ((x & 0x3FFF00003FFF0000UL) >> 2) | (x & 0x00003FFF00003FFFUL);
+                x = ((x & 0x0FFFFFFF00000000UL) >> 4) | (x & 0x000000000FFFFFFFUL);
+                _slowValue = x;
+                _slowCarry = false;
+                return pos + last + 1;
+            }
+        }
+
+        // Up to 9 bytes (63 bits, no overflow) with a non-zero first byte, near the end of the input.
+        int limit = Math.Min(data.Length, pos + 9);
+        if ((uint)pos < (uint)data.Length && data[pos] != 0)
+        {
+            ulong v = 0;
+            for (int p = pos; p < limit; p++)
+            {
+                uint b = data[p];
+                v = (v << 7) | (b & 0x7F);
+                if (b >= 0x80)
+                {
+                    _slowValue = v;
+                    _slowCarry = false;
+                    return p + 1;
+                }
+            }
+        }
+
+        _pos = pos;
+        if (!ReadUnsignedSlow(out ulong value, out bool carry))
+        {
+            return -1;
+        }
+
+        _slowValue = value;
+        _slowCarry = carry;
+        return _pos;
+    }
+
+    /// <summary>
+    /// A signed integer of 2 or more bytes at <paramref name="pos"/> (value in <see cref="SlowValue"/>): the new
+    /// position, or -1 after recording the error.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    internal int SlowSigned(int pos)
+    {
+        _pos = pos;
+        if (!ReadSignedSlow(out long value, out bool carry))
+        {
+            return -1;
+        }
+
+        _slowValue = (ulong)value;
+        _slowCarry = carry;
+        return _pos;
     }
 
     /// <summary>One instruction by the interpreter, its presence bit already read (not for split decimals, which read two).</summary>

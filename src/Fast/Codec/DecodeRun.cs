@@ -23,6 +23,11 @@ internal ref partial struct DecodeRun<THandler>
     private int _errorOffset;
     private uint _templateId;
 
+    // Compiled bodies' out-of-line integer reads hand their value back here, not through out parameters: an out
+    // argument makes its local address-taken, so every compiled body would keep that value in a stack slot.
+    private ulong _slowValue;
+    private bool _slowCarry;
+
     public DecodeRun(FastDecoder decoder, ReadOnlySpan<byte> data, ref THandler handler)
     {
         _decoder = decoder;
@@ -258,27 +263,23 @@ internal ref partial struct DecodeRun<THandler>
             return true;
         }
 
+        if (!StartSequence(f, length, at, depth))
+        {
+            return false;
+        }
+
         var body = f.Body!;
-        if (length > _decoder.MaxSequenceLength)
-        {
-            return Fail(FastErrorCode.LimitExceeded, at);
-        }
-
-        // Each entry needs at least MinBytes on the wire: a length the packet cannot hold is a truncation, found before any work.
-        if (length * body.MinBytes > _data.Length - _pos)
-        {
-            return Fail(FastErrorCode.UnexpectedEnd, at);
-        }
-
-        if (depth >= _decoder.MaxDepth)
-        {
-            return Fail(FastErrorCode.LimitExceeded, at);
-        }
-
         int count = (int)length;
-        if (!_handler.OnSequenceStart(f, count))
+        if (body.CompiledEntries is CompiledEntries<THandler> entries)
         {
-            return Fail(FastErrorCode.CapacityExceeded, at);
+            // All entries in one compiled call: no per-entry call, state loading and scope bookkeeping.
+            if (!entries(ref this, FirstEntryBase(f.Slot), count, depth + 1))
+            {
+                return false;
+            }
+
+            _handler.OnSequenceEnd(f);
+            return true;
         }
 
         var compiled = body.Compiled as CompiledBody<THandler>;
@@ -303,6 +304,28 @@ internal ref partial struct DecodeRun<THandler>
 
         _handler.OnSequenceEnd(f);
         return true;
+    }
+
+    /// <summary>A sequence's length checked against the limits and the input left, then announced to the handler.</summary>
+    private bool StartSequence(FastField f, long length, int at, int depth)
+    {
+        if (length > _decoder.MaxSequenceLength)
+        {
+            return Fail(FastErrorCode.LimitExceeded, at);
+        }
+
+        // Each entry needs at least MinBytes on the wire: a length the packet cannot hold is a truncation, found before any work.
+        if (length * f.Body!.MinBytes > _data.Length - _pos)
+        {
+            return Fail(FastErrorCode.UnexpectedEnd, at);
+        }
+
+        if (depth >= _decoder.MaxDepth)
+        {
+            return Fail(FastErrorCode.LimitExceeded, at);
+        }
+
+        return _handler.OnSequenceStart(f, (int)length) || Fail(FastErrorCode.CapacityExceeded, at);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining)] // keeps the instruction loop's frame small
@@ -1210,7 +1233,7 @@ internal ref partial struct DecodeRun<THandler>
             return Fail(FastErrorCode.R7, start);
         }
 
-        pm = new PresenceMap(start, p);
+        pm = new PresenceMap(data, start, p);
         _pos = p;
         return true;
     }

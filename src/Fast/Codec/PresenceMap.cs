@@ -4,7 +4,7 @@ namespace RapidFix.Fast.Codec;
 
 /// <summary>
 /// A presence map being read: 7 bits a byte, most significant first; bits past the last byte are implicitly 0.
-/// Holds a window of the current byte's bits, left-aligned, and where the next byte is.
+/// Holds a window of the loaded bits, left-aligned (up to 63 of them), and where the next unloaded byte is.
 /// </summary>
 internal struct PresenceMap
 {
@@ -13,12 +13,36 @@ internal struct PresenceMap
     private int _next;
     private int _end;
 
-    public PresenceMap(int start, int end)
+    /// <summary>The presence map in <paramref name="data"/> from <paramref name="start"/> to <paramref name="end"/>, its first 9 bytes (63 bits) loaded.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public PresenceMap(ReadOnlySpan<byte> data, int start, int end)
     {
-        _bits = 0;
-        _available = 0;
-        _next = start;
+        int loaded = Math.Min(end - start, MaxLoadedBits / 7);
+        ulong bits = 0;
+        for (int i = 0; i < loaded; i++)
+        {
+            bits |= (ulong)(data[start + i] & 0x7F) << (57 - (7 * i));
+        }
+
+        _bits = bits;
+        _available = 7 * loaded;
+        _next = start + loaded;
         _end = end;
+    }
+
+    /// <summary>Bits loaded when the map is read: a body that reads no more can use <see cref="NextLoaded"/>.</summary>
+    public const int MaxLoadedBits = 63;
+
+    /// <summary>
+    /// Reads the next bit of a map whose reader takes at most <see cref="MaxLoadedBits"/> bits in all (compiled
+    /// bodies): those are all loaded, and the bits past the map's end are 0, so no byte is read here.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public bool NextLoaded()
+    {
+        bool bit = (long)_bits < 0;
+        _bits <<= 1;
+        return bit;
     }
 
     /// <summary>Reads the next bit.</summary>
@@ -41,6 +65,9 @@ internal struct PresenceMap
         _available--;
         return bit;
     }
+
+    /// <summary>False when every bit was read or is implicitly 0: then <see cref="HasUnreadSetBits"/> is false too.</summary>
+    public readonly bool MayHaveUnreadBits => _bits != 0 || _next < _end;
 
     /// <summary>True when a bit that no instruction read is set (R8: more bits than required).</summary>
     public readonly bool HasUnreadSetBits(ReadOnlySpan<byte> data)

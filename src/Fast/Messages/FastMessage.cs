@@ -170,7 +170,11 @@ public sealed class FastMessage : IFieldAccessor
         for (int i = 0; i < count; i++)
         {
             ref var s = ref Scopes[ScopeCount + i];
-            s.Body = body;
+            if (!ReferenceEquals(s.Body, body))
+            {
+                s.Body = body; // usually already there from the previous message: no write barrier then
+            }
+
             s.Base = baseIndex + (i * slots);
         }
 

@@ -159,6 +159,23 @@ public struct FastMessageWriter : IFastDecodeHandler
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal readonly ref FastValue ScopeStart() => ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_values), _base);
 
+    /// <summary>The value index where the first entry of the sequence in <paramref name="slot"/> starts (its entries are consecutive).</summary>
+    internal readonly int FirstEntryBase(int slot) => _message.Scopes[_values[_base + slot].Aux].Base;
+
+    /// <summary>Before a sequence's entries decoded by compiled code: saves the enclosing scope.</summary>
+    internal void EnterEntries() => Push(_base);
+
+    /// <summary>One entry of the sequence: its scope becomes current (for interpreted fields); its first value slot.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal ref FastValue EnterEntry(int entryBase)
+    {
+        _base = entryBase;
+        return ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_values), entryBase);
+    }
+
+    /// <summary>After the entries: the enclosing scope is current again.</summary>
+    internal void LeaveEntries() => Pop();
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void SetInteger(int slot, FastValueKind kind, long value)
     {

@@ -130,6 +130,12 @@ public sealed class FastGroupBody
     /// <summary>Compiled decoding code (a <c>CompiledBody&lt;FastMessageWriter&gt;</c>), or null to interpret.</summary>
     internal Delegate? Compiled;
 
+    /// <summary>
+    /// For a sequence's body: compiled code decoding all its entries in one call (a
+    /// <c>CompiledEntries&lt;FastMessageWriter&gt;</c>), or null.
+    /// </summary>
+    internal Delegate? CompiledEntries;
+
     /// <summary>Compiled encoding code (a <c>CompiledEncodeBody</c>), or null to interpret.</summary>
     internal Delegate? CompiledEncoder;
 
