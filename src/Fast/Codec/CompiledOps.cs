@@ -27,22 +27,7 @@ internal static class CompiledOps
         int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
     {
         bool bit = usesBit && pm.NextLoaded();
-        int r = IntValue(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, out long value);
-        ref var v = ref Unsafe.Add(ref scope, slot);
-        if (r == Present)
-        {
-            v.KindValue = type is FastFieldType.UInt32 or FastFieldType.UInt64 ? FastValueKind.UnsignedInteger : FastValueKind.Integer;
-            v.Int = value;
-            return true;
-        }
-
-        if (r == Absent)
-        {
-            v.KindValue = FastValueKind.Absent;
-            return true;
-        }
-
-        return false;
+        return IntInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -54,35 +39,39 @@ internal static class CompiledOps
     {
         int at = pos;
         ref var v = ref Unsafe.Add(ref scope, slot);
-        bool bit = exponentUsesBit && pm.NextLoaded();
-        int r = IntValue(ref run, data, ref pos, dict, exponentOp, FastFieldType.Int32, optional, exponentNullable, exponentDict, exponentHasInitial, exponentInitial, bit, out long exponent);
-        if (r != Present)
-        {
-            if (r == Absent)
-            {
-                v.KindValue = FastValueKind.Absent; // no mantissa bit or byte
-                return true;
-            }
 
+        // The exponent goes through the slot: absent, the whole decimal is (no mantissa bit or byte).
+        bool bit = exponentUsesBit && pm.NextLoaded();
+        if (!IntInto(ref run, data, ref pos, dict, exponentOp, FastFieldType.Int32, optional, exponentNullable, exponentDict, exponentHasInitial, exponentInitial, bit, ref v))
+        {
             return false;
         }
 
+        if (v.KindValue == FastValueKind.Absent)
+        {
+            return true;
+        }
+
+        long exponent = v.Int;
         if (exponent < -63 || exponent > 63)
         {
             return run.FailAt(FastErrorCode.R1, at);
         }
 
         bit = mantissaUsesBit && pm.NextLoaded();
-        r = IntValue(ref run, data, ref pos, dict, mantissaOp, FastFieldType.Int64, false, false, mantissaDict, mantissaHasInitial, mantissaInitial, bit, out long mantissa);
-        if (r == Present)
+        if (!IntInto(ref run, data, ref pos, dict, mantissaOp, FastFieldType.Int64, false, false, mantissaDict, mantissaHasInitial, mantissaInitial, bit, ref v))
         {
-            v.KindValue = FastValueKind.Decimal;
-            v.Int = mantissa;
-            v.Aux = (int)exponent;
-            return true;
+            return false;
         }
 
-        return r != Failed && run.FailAt(FastErrorCode.D6, at);
+        if (v.KindValue == FastValueKind.Absent)
+        {
+            return run.FailAt(FastErrorCode.D6, at);
+        }
+
+        v.KindValue = FastValueKind.Decimal;
+        v.Aux = (int)exponent;
+        return true;
     }
 
     /// <summary>A constant, or a default string: the template's value by reference when the bit says so, else read.</summary>
@@ -443,6 +432,313 @@ internal static class CompiledOps
     }
 
     // ---- integer operators on local state (the same rules as DecodeRun.IntOperator) -----------------------------
+    //
+    // IntInto and ReadIntInto store each outcome into the value slot (and the dictionary) where it becomes known
+    // and return only constants: a Present/Absent/Failed code merged from several paths is a value the JIT
+    // materializes and tests again at each level (it does not thread branches through such merges).
+
+    /// <summary>An integer operator's value stored into <paramref name="v"/>: false after recording an error (then <paramref name="v"/> is untouched).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool IntInto(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, PreviousValue[] dict,
+        FastOperator op, FastFieldType type, bool optional, bool nullable, int dictSlot, bool hasInitial, long initial, bool bit, ref FastValue v)
+    {
+        switch (op)
+        {
+            case FastOperator.None:
+                return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref Unsafe.NullRef<PreviousValue>(), assign: false);
+
+            case FastOperator.Constant:
+                return !optional || bit ? StoreInt(ref v, type, initial) : StoreAbsent(ref v);
+
+            case FastOperator.Default:
+                if (bit)
+                {
+                    return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref Unsafe.NullRef<PreviousValue>(), assign: false);
+                }
+
+                return hasInitial ? StoreInt(ref v, type, initial) : StoreAbsent(ref v);
+
+            case FastOperator.Copy:
+            case FastOperator.Increment:
+                {
+                    ref var prev = ref Previous(dict, dictSlot);
+                    if (bit)
+                    {
+                        return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref prev, assign: true);
+                    }
+
+                    if (prev.State == PreviousState.Assigned && prev.Type == type)
+                    {
+                        if (op == FastOperator.Copy)
+                        {
+                            return StoreInt(ref v, type, prev.Int);
+                        }
+
+                        if (!AddDelta(type, prev.Int, 1, out long next))
+                        {
+                            return run.FailAt(FastErrorCode.D2, pos);
+                        }
+
+                        prev.Int = next;
+                        return StoreInt(ref v, type, next);
+                    }
+
+                    switch (prev.State)
+                    {
+                        case PreviousState.Assigned:
+                            return run.FailAt(FastErrorCode.D4, pos);
+                        case PreviousState.Undefined:
+                            if (hasInitial)
+                            {
+                                Assign(ref prev, type, initial);
+                                return StoreInt(ref v, type, initial);
+                            }
+
+                            if (optional)
+                            {
+                                prev.State = PreviousState.Empty;
+                                return StoreAbsent(ref v);
+                            }
+
+                            return run.FailAt(FastErrorCode.D5, pos);
+                        default:
+                            return optional ? StoreAbsent(ref v) : run.FailAt(FastErrorCode.D6, pos);
+                    }
+                }
+
+            case FastOperator.Delta:
+                {
+                    int at = pos;
+                    long delta;
+                    bool carry = false;
+                    if ((uint)at < (uint)data.Length && data[at] >= 0x80)
+                    {
+                        delta = (long)((ulong)data[at] << 57) >> 57;
+                        pos = at + 1;
+                    }
+                    else
+                    {
+                        int next = run.SlowSigned(at);
+                        if (next < 0)
+                        {
+                            return false;
+                        }
+
+                        delta = (long)run.SlowValue;
+                        carry = run.SlowCarry;
+                        pos = next;
+                    }
+
+                    if (nullable)
+                    {
+                        if (carry)
+                        {
+                            delta = long.MaxValue;
+                        }
+                        else if (delta == 0)
+                        {
+                            return StoreAbsent(ref v); // NULL delta: the dictionary is left as it is
+                        }
+                        else if (delta > 0)
+                        {
+                            delta--;
+                        }
+                    }
+                    else if (carry)
+                    {
+                        return run.FailAt(FastErrorCode.D2, at);
+                    }
+
+                    ref var prev = ref Previous(dict, dictSlot);
+                    long baseValue;
+                    switch (prev.State)
+                    {
+                        case PreviousState.Assigned:
+                            if (prev.Type != type)
+                            {
+                                return run.FailAt(FastErrorCode.D4, at);
+                            }
+
+                            baseValue = prev.Int;
+                            break;
+                        case PreviousState.Undefined:
+                            baseValue = hasInitial ? initial : 0;
+                            break;
+                        default:
+                            return run.FailAt(FastErrorCode.D6, at);
+                    }
+
+                    if (!AddDelta(type, baseValue, delta, out long value))
+                    {
+                        return run.FailAt(FastErrorCode.D2, at);
+                    }
+
+                    Assign(ref prev, type, value);
+                    return StoreInt(ref v, type, value);
+                }
+
+            default:
+                return run.FailAt(FastErrorCode.S2, pos);
+        }
+    }
+
+    /// <summary>
+    /// An integer on the wire stored into <paramref name="v"/>, and into <paramref name="prev"/> when
+    /// <paramref name="assign"/> (copy and increment operators: a NULL empties the dictionary entry).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool ReadIntInto(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable,
+        ref FastValue v, ref PreviousValue prev, bool assign)
+    {
+        int at = pos;
+        if (type is FastFieldType.UInt32 or FastFieldType.UInt64)
+        {
+            ulong u;
+            bool carry = false;
+            if ((uint)at < (uint)data.Length && data[at] >= 0x80)
+            {
+                u = data[at] & 0x7FU;
+                pos = at + 1;
+            }
+            else if ((uint)(at + 1) < (uint)data.Length && data[at] != 0 && data[at + 1] >= 0x80)
+            {
+                u = ((ulong)data[at] << 7) | (data[at + 1] & 0x7FU);
+                pos = at + 2;
+            }
+            else
+            {
+                int next = run.SlowUnsigned(at);
+                if (next < 0)
+                {
+                    return false;
+                }
+
+                u = run.SlowValue;
+                carry = run.SlowCarry;
+                pos = next;
+            }
+
+            if (nullable)
+            {
+                if (carry)
+                {
+                    return type == FastFieldType.UInt64 ? StoreRead(ref v, ref prev, assign, type, -1) : run.FailAt(FastErrorCode.D2, at);
+                }
+
+                if (u == 0)
+                {
+                    if (assign)
+                    {
+                        prev.State = PreviousState.Empty;
+                    }
+
+                    return StoreAbsent(ref v);
+                }
+
+                u--;
+            }
+            else if (carry)
+            {
+                return run.FailAt(FastErrorCode.D2, at);
+            }
+
+            if (type == FastFieldType.UInt32 && u > uint.MaxValue)
+            {
+                return run.FailAt(FastErrorCode.D2, at);
+            }
+
+            return StoreRead(ref v, ref prev, assign, type, (long)u);
+        }
+
+        long value;
+        bool signedCarry = false;
+        if ((uint)at < (uint)data.Length && data[at] >= 0x80)
+        {
+            value = (long)((ulong)data[at] << 57) >> 57;
+            pos = at + 1;
+        }
+        else
+        {
+            int next = run.SlowSigned(at);
+            if (next < 0)
+            {
+                return false;
+            }
+
+            value = (long)run.SlowValue;
+            signedCarry = run.SlowCarry;
+            pos = next;
+        }
+
+        if (nullable)
+        {
+            if (signedCarry)
+            {
+                value = long.MaxValue;
+            }
+            else if (value == 0)
+            {
+                if (assign)
+                {
+                    prev.State = PreviousState.Empty;
+                }
+
+                return StoreAbsent(ref v);
+            }
+            else if (value > 0)
+            {
+                value--;
+            }
+        }
+        else if (signedCarry)
+        {
+            return run.FailAt(FastErrorCode.D2, at);
+        }
+
+        if (type == FastFieldType.Int32 && (value < int.MinValue || value > int.MaxValue))
+        {
+            return run.FailAt(FastErrorCode.D2, at);
+        }
+
+        return StoreRead(ref v, ref prev, assign, type, value);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool StoreRead(ref FastValue v, ref PreviousValue prev, bool assign, FastFieldType type, long value)
+    {
+        if (assign)
+        {
+            Assign(ref prev, type, value);
+        }
+
+        return StoreInt(ref v, type, value);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool StoreInt(ref FastValue v, FastFieldType type, long value)
+    {
+        v.KindValue = type is FastFieldType.UInt32 or FastFieldType.UInt64 ? FastValueKind.UnsignedInteger : FastValueKind.Integer;
+        v.Int = value;
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool StoreAbsent(ref FastValue v)
+    {
+        v.KindValue = FastValueKind.Absent;
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static void Assign(ref PreviousValue prev, FastFieldType type, long value)
+    {
+        prev.Int = value;
+        prev.State = PreviousState.Assigned;
+        prev.Type = type;
+    }
+
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int IntValue(
