@@ -1,4 +1,5 @@
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using RapidFix.Fast.Messages;
 using RapidFix.Fast.Templates;
 
@@ -147,7 +148,7 @@ internal static class CompiledOps
         else if (ascii && (uint)pos < (uint)data.Length)
         {
             int start = pos;
-            byte first = data[start];
+            byte first = At(data, start);
             if (first == 0x80 && nullable)
             {
                 prev.State = PreviousState.Empty;
@@ -225,22 +226,25 @@ internal static class CompiledOps
     public static bool EntryPmap(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, int maxBytes)
     {
         int start = pos;
-        int end;
-        if ((uint)start < (uint)data.Length && data[start] >= 0x80)
+        if ((uint)start < (uint)data.Length && At(data, start) >= 0x80)
         {
-            end = start + 1;
+            pm = PresenceMap.Loaded((ulong)(At(data, start) & 0x7F) << 57, 7, start + 1);
+            pos = start + 1;
+            return true;
         }
-        else if (maxBytes >= 2 && (uint)(start + 1) < (uint)data.Length && data[start + 1] > 0x80)
+
+        if (maxBytes >= 2 && (uint)(start + 1) < (uint)data.Length && At(data, start + 1) > 0x80)
         {
-            end = start + 2;
+            ulong bits = ((ulong)At(data, start) << 57) | ((ulong)(At(data, start + 1) & 0x7F) << 50);
+            pm = PresenceMap.Loaded(bits, 14, start + 2);
+            pos = start + 2;
+            return true;
         }
-        else
+
+        int end = run.EntryPmap(start, maxBytes);
+        if (end < 0)
         {
-            end = run.EntryPmap(start, maxBytes);
-            if (end < 0)
-            {
-                return false;
-            }
+            return false;
         }
 
         pm = new PresenceMap(data, start, end);
@@ -280,7 +284,7 @@ internal static class CompiledOps
         int start = pos;
         if (ascii && (uint)start < (uint)data.Length)
         {
-            byte first = data[start];
+            byte first = At(data, start);
             if (first == 0x80 && nullable)
             {
                 v.KindValue = FastValueKind.Absent;
@@ -326,15 +330,22 @@ internal static class CompiledOps
             return false;
         }
 
-        arena[offset] = value;
+        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(arena), offset) = value; // checked above
         message.ArenaLength = offset + 1;
         return true;
     }
 
+    /// <summary>
+    /// <c>data[index]</c> for an index the caller has just checked against the length (a read position, never
+    /// negative): the JIT does not always see that its own check is redundant.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static byte At(ReadOnlySpan<byte> data, int index) => Unsafe.Add(ref MemoryMarshal.GetReference(data), (uint)index);
+
     /// <summary>A dictionary entry by a slot the template compiler resolved (always inside the array: no bounds check).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static ref PreviousValue Previous(PreviousValue[] dict, int slot) =>
-        ref Unsafe.Add(ref System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference(dict), slot);
+        ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(dict), slot);
 
     /// <summary>
     /// Copies an ASCII string from the wire to the end of the message arena, clearing its stop bit, and into
@@ -512,9 +523,9 @@ internal static class CompiledOps
                     int at = pos;
                     long delta;
                     bool carry = false;
-                    if ((uint)at < (uint)data.Length && data[at] >= 0x80)
+                    if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
                     {
-                        delta = (long)((ulong)data[at] << 57) >> 57;
+                        delta = (long)((ulong)At(data, at) << 57) >> 57;
                         pos = at + 1;
                     }
                     else
@@ -597,14 +608,14 @@ internal static class CompiledOps
         {
             ulong u;
             bool carry = false;
-            if ((uint)at < (uint)data.Length && data[at] >= 0x80)
+            if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
             {
-                u = data[at] & 0x7FU;
+                u = At(data, at) & 0x7FU;
                 pos = at + 1;
             }
-            else if ((uint)(at + 1) < (uint)data.Length && data[at] != 0 && data[at + 1] >= 0x80)
+            else if ((uint)(at + 1) < (uint)data.Length && At(data, at) != 0 && At(data, at + 1) >= 0x80)
             {
-                u = ((ulong)data[at] << 7) | (data[at + 1] & 0x7FU);
+                u = ((ulong)At(data, at) << 7) | (At(data, at + 1) & 0x7FU);
                 pos = at + 2;
             }
             else
@@ -654,9 +665,9 @@ internal static class CompiledOps
 
         long value;
         bool signedCarry = false;
-        if ((uint)at < (uint)data.Length && data[at] >= 0x80)
+        if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
         {
-            value = (long)((ulong)data[at] << 57) >> 57;
+            value = (long)((ulong)At(data, at) << 57) >> 57;
             pos = at + 1;
         }
         else

@@ -30,6 +30,18 @@ internal struct PresenceMap
         _end = end;
     }
 
+    /// <summary>A map of one or two bytes the caller read itself, ending at <paramref name="end"/>: <paramref name="bits"/> left-aligned.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static PresenceMap Loaded(ulong bits, int count, int end)
+    {
+        PresenceMap pm;
+        pm._bits = bits;
+        pm._available = count;
+        pm._next = end;
+        pm._end = end;
+        return pm;
+    }
+
     /// <summary>Bits loaded when the map is read: a body that reads no more can use <see cref="NextLoaded"/>.</summary>
     public const int MaxLoadedBits = 63;
 
