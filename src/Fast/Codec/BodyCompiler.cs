@@ -37,6 +37,8 @@ internal static class BodyCompiler
     private static readonly MethodInfo GetDictionary = RunType.GetProperty(nameof(DecodeRun<FastMessageWriter>.Dictionary), Instance)!.GetMethod!;
     private static readonly MethodInfo GetMessage = RunType.GetProperty(nameof(DecodeRun<FastMessageWriter>.TargetMessage), Instance)!.GetMethod!;
     private static readonly MethodInfo ScopeStart = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.ScopeStart), Instance)!;
+    private static readonly MethodInfo GetLoadedBits = typeof(PresenceMap).GetProperty(nameof(PresenceMap.LoadedBits))!.GetMethod!;
+    private static readonly MethodInfo SetLoadedBits = typeof(PresenceMap).GetProperty(nameof(PresenceMap.LoadedBits))!.SetMethod!;
     private static readonly MethodInfo IntOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.Int), Static)!;
     private static readonly MethodInfo SplitDecimalOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.SplitDecimal), Static)!;
     private static readonly MethodInfo BytesInitialOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesInitial), Static)!;
@@ -97,7 +99,7 @@ internal static class BodyCompiler
     }
 
     /// <summary>
-    /// Compiled code reads presence bits from the loaded window only (<see cref="PresenceMap.NextLoaded"/>): the
+    /// Compiled code reads presence bits from the loaded window only (<see cref="PresenceMap.NextLoaded(ref ulong)"/>): the
     /// body's bits, plus a template's identifier bit, must fit. Larger bodies (none in practice) are interpreted.
     /// </summary>
     private static bool FitsLoadedPmap(FastGroupBody body) => body.PmapBits + 1 <= PresenceMap.MaxLoadedBits;
@@ -105,7 +107,7 @@ internal static class BodyCompiler
     /// <summary>The hot state a compiled method keeps in its locals.</summary>
     private sealed class State(ILGenerator il)
     {
-        public readonly LocalBuilder Pm = il.DeclareLocal(typeof(PresenceMap));
+        public readonly LocalBuilder Pm = il.DeclareLocal(typeof(ulong)); // the presence map's loaded window
         public readonly LocalBuilder Pos = il.DeclareLocal(typeof(int));
         public readonly LocalBuilder Data = il.DeclareLocal(typeof(ReadOnlySpan<byte>));
         public readonly LocalBuilder Dict = il.DeclareLocal(typeof(PreviousValue[]));
@@ -129,7 +131,7 @@ internal static class BodyCompiler
 
         // Prologue: the hot state into locals.
         il.Emit(OpCodes.Ldarg_2);
-        il.Emit(OpCodes.Ldobj, typeof(PresenceMap));
+        il.Emit(OpCodes.Call, GetLoadedBits);
         il.Emit(OpCodes.Stloc, state.Pm);
         il.Emit(OpCodes.Ldarg_3);
         il.Emit(OpCodes.Stloc, state.Depth);
@@ -146,7 +148,7 @@ internal static class BodyCompiler
         // Epilogue: hand the state back.
         il.Emit(OpCodes.Ldarg_2);
         il.Emit(OpCodes.Ldloc, state.Pm);
-        il.Emit(OpCodes.Stobj, typeof(PresenceMap));
+        il.Emit(OpCodes.Call, SetLoadedBits);
         il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Ldloc, state.Pos);
         il.Emit(OpCodes.Call, SetPosition);
@@ -211,8 +213,8 @@ internal static class BodyCompiler
         }
         else
         {
-            il.Emit(OpCodes.Ldloca, state.Pm);
-            il.Emit(OpCodes.Initobj, typeof(PresenceMap));
+            il.Emit(OpCodes.Ldc_I8, 0L);
+            il.Emit(OpCodes.Stloc, state.Pm);
         }
 
         EmitInstructions(il, body, state, fail, entries);
@@ -220,7 +222,7 @@ internal static class BodyCompiler
         if (body.HasPmap)
         {
             il.Emit(OpCodes.Ldarg_1);
-            il.Emit(OpCodes.Ldloca, state.Pm);
+            il.Emit(OpCodes.Ldloc, state.Pm);
             il.Emit(OpCodes.Ldloc, pmStart);
             il.Emit(OpCodes.Call, EntryPmapDoneOp);
             il.Emit(OpCodes.Brfalse, fail);
@@ -340,7 +342,6 @@ internal static class BodyCompiler
                     Bool(il, f.HasInitial);
                     Int(il, f.InitialPoolOffset);
                     Int(il, f.InitialBytes.Length);
-                    il.Emit(OpCodes.Ldloc, state.Depth);
                     il.Emit(OpCodes.Call, BytesInitialOp);
                     break;
 
@@ -350,7 +351,6 @@ internal static class BodyCompiler
                     Int(il, f.Index);
                     Bool(il, f.Code == Opcode.Ascii);
                     Bool(il, f.Nullable);
-                    il.Emit(OpCodes.Ldloc, state.Depth);
                     il.Emit(OpCodes.Call, BytesNoneOp);
                     break;
 
@@ -362,7 +362,6 @@ internal static class BodyCompiler
                     Bool(il, f.Nullable);
                     Int(il, (int)f.Type);
                     Int(il, f.DictSlot);
-                    il.Emit(OpCodes.Ldloc, state.Depth);
                     il.Emit(OpCodes.Call, BytesCopyOp);
                     break;
 

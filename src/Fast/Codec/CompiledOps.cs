@@ -22,18 +22,25 @@ internal static class CompiledOps
     private const int Absent = 1;
     private const int Failed = -1;
 
+    /// <summary>
+    /// The depth handed to the interpreter for a string: only structure (sequences, groups, template references)
+    /// reads it, so string operations do not take the body's depth, which then stays out of the long entry
+    /// methods that have no structure inside and leaves them one more register.
+    /// </summary>
+    private const int StringDepth = 0;
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool Int(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
         int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
     {
-        bool bit = usesBit && pm.NextLoaded();
+        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
         return IntInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool SplitDecimal(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
         int slot, bool optional,
         FastOperator exponentOp, bool exponentNullable, bool exponentUsesBit, int exponentDict, bool exponentHasInitial, long exponentInitial,
         FastOperator mantissaOp, bool mantissaUsesBit, int mantissaDict, bool mantissaHasInitial, long mantissaInitial)
@@ -42,7 +49,7 @@ internal static class CompiledOps
         ref var v = ref Unsafe.Add(ref scope, slot);
 
         // The exponent goes through the slot: absent, the whole decimal is (no mantissa bit or byte).
-        bool bit = exponentUsesBit && pm.NextLoaded();
+        bool bit = exponentUsesBit && PresenceMap.NextLoaded(ref pm);
         if (!IntInto(ref run, data, ref pos, dict, exponentOp, FastFieldType.Int32, optional, exponentNullable, exponentDict, exponentHasInitial, exponentInitial, bit, ref v))
         {
             return false;
@@ -59,7 +66,7 @@ internal static class CompiledOps
             return run.FailAt(FastErrorCode.R1, at);
         }
 
-        bit = mantissaUsesBit && pm.NextLoaded();
+        bit = mantissaUsesBit && PresenceMap.NextLoaded(ref pm);
         if (!IntInto(ref run, data, ref pos, dict, mantissaOp, FastFieldType.Int64, false, false, mantissaDict, mantissaHasInitial, mantissaInitial, bit, ref v))
         {
             return false;
@@ -78,10 +85,10 @@ internal static class CompiledOps
     /// <summary>A constant, or a default string: the template's value by reference when the bit says so, else read.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesInitial(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool nullable, bool usesBit, bool hasInitial, int poolOffset, int length, int depth)
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
+        int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool nullable, bool usesBit, bool hasInitial, int poolOffset, int length)
     {
-        bool bit = usesBit && pm.NextLoaded();
+        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
         ref var v = ref Unsafe.Add(ref scope, slot);
         bool fromTemplate = op == FastOperator.Constant ? !optional || bit : !bit;
         if (fromTemplate)
@@ -106,15 +113,15 @@ internal static class CompiledOps
             return true;
         }
 
-        return WireString(ref run, data, ref pos, ref v, message, fieldIndex, ascii, nullable, bit: true, depth);
+        return WireString(ref run, data, ref pos, ref v, message, fieldIndex, ascii, nullable, bit: true);
     }
 
     /// <summary>A string without operator.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesNone(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, bool nullable, int depth) =>
-        WireString(ref run, data, ref pos, ref Unsafe.Add(ref scope, slot), message, fieldIndex, ascii, nullable, bit: false, depth);
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
+        int slot, int fieldIndex, bool ascii, bool nullable) =>
+        WireString(ref run, data, ref pos, ref Unsafe.Add(ref scope, slot), message, fieldIndex, ascii, nullable, bit: false);
 
     /// <summary>
     /// A copy string: bit clear with an assigned previous value, or bit set with NULL or an ordinary ASCII string,
@@ -122,10 +129,10 @@ internal static class CompiledOps
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool BytesCopy(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, bool nullable, FastFieldType type, int dictSlot, int depth)
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
+        int slot, int fieldIndex, bool ascii, bool nullable, FastFieldType type, int dictSlot)
     {
-        bool bit = pm.NextLoaded();
+        bool bit = PresenceMap.NextLoaded(ref pm);
         ref var prev = ref Previous(dict, dictSlot);
         ref var v = ref Unsafe.Add(ref scope, slot);
         if (!bit)
@@ -189,7 +196,7 @@ internal static class CompiledOps
             }
         }
 
-        return Interpret(ref run, ref pos, fieldIndex, bit, depth);
+        return Interpret(ref run, ref pos, fieldIndex, bit, StringDepth);
     }
 
     /// <summary>
@@ -198,10 +205,10 @@ internal static class CompiledOps
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static int SequenceStart(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
         int slot, int fieldIndex, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial, int depth)
     {
-        bool bit = usesBit && pm.NextLoaded();
+        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
         int at = pos;
         int r = IntValue(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, out long length);
         if (r == Present)
@@ -223,20 +230,19 @@ internal static class CompiledOps
     /// byte is not overlong (0x80), inline; others out of line. (The body's size never exceeds the decoder's scan.)
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool EntryPmap(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, int maxBytes)
+    public static bool EntryPmap(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, int maxBytes)
     {
         int start = pos;
         if ((uint)start < (uint)data.Length && At(data, start) >= 0x80)
         {
-            pm = PresenceMap.Loaded((ulong)(At(data, start) & 0x7F) << 57, 7, start + 1);
+            pm = (ulong)(At(data, start) & 0x7F) << 57;
             pos = start + 1;
             return true;
         }
 
         if (maxBytes >= 2 && (uint)(start + 1) < (uint)data.Length && At(data, start + 1) > 0x80)
         {
-            ulong bits = ((ulong)At(data, start) << 57) | ((ulong)(At(data, start + 1) & 0x7F) << 50);
-            pm = PresenceMap.Loaded(bits, 14, start + 2);
+            pm = ((ulong)At(data, start) << 57) | ((ulong)(At(data, start + 1) & 0x7F) << 50);
             pos = start + 2;
             return true;
         }
@@ -247,22 +253,26 @@ internal static class CompiledOps
             return false;
         }
 
-        pm = new PresenceMap(data, start, end);
+        pm = new PresenceMap(data, start, end).LoadedBits;
         pos = end;
         return true;
     }
 
-    /// <summary>After a sequence entry: R8 when strict and a bit no instruction read is set.</summary>
+    /// <summary>
+    /// After a sequence entry: R8 when strict and a bit no instruction read is set. A strict map has at most the
+    /// body's bytes (checked by <see cref="EntryPmap"/>), all of them loaded, so the unread bits are those left in
+    /// <paramref name="pm"/>.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool EntryPmapDone(ref DecodeRun<FastMessageWriter> run, ref PresenceMap pm, int pmStart) =>
-        !pm.MayHaveUnreadBits || !run.Strict || run.PmapFullyRead(pm, pmStart);
+    public static bool EntryPmapDone(ref DecodeRun<FastMessageWriter> run, ulong pm, int pmStart) =>
+        pm == 0 || !run.Strict || run.FailAt(FastErrorCode.R8, pmStart);
 
     /// <summary>Any other instruction (single-operator decimals, delta and tail strings, sequences, groups, template references).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool Other(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref PresenceMap pm, ref FastValue scope, PreviousValue[] dict,
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
         int fieldIndex, bool usesBit, int depth) =>
-        Interpret(ref run, ref pos, fieldIndex, usesBit && pm.NextLoaded(), depth);
+        Interpret(ref run, ref pos, fieldIndex, usesBit && PresenceMap.NextLoaded(ref pm), depth);
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool Interpret(ref DecodeRun<FastMessageWriter> run, ref int pos, int fieldIndex, bool bit, int depth)
@@ -279,7 +289,7 @@ internal static class CompiledOps
     /// where the interpreter reports it) are interpreted.
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool WireString(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref FastValue v, FastMessage message, int fieldIndex, bool ascii, bool nullable, bool bit, int depth)
+    private static bool WireString(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref FastValue v, FastMessage message, int fieldIndex, bool ascii, bool nullable, bool bit)
     {
         int start = pos;
         if (ascii && (uint)start < (uint)data.Length)
@@ -316,7 +326,7 @@ internal static class CompiledOps
             }
         }
 
-        return Interpret(ref run, ref pos, fieldIndex, bit, depth);
+        return Interpret(ref run, ref pos, fieldIndex, bit, StringDepth);
     }
 
     /// <summary>A one-character string (the most common kind) appended to the message arena inline.</summary>

@@ -67,10 +67,6 @@ internal ref partial struct DecodeRun<THandler>
         return !_decoder.Strict || length <= maxBytes || Fail(FastErrorCode.R8, pos) ? _pos : -1;
     }
 
-    /// <summary>R8 when a presence map bit that no instruction read is set (strict decoding).</summary>
-    [MethodImpl(MethodImplOptions.NoInlining)]
-    internal bool PmapFullyRead(PresenceMap pm, int pmStart) => CheckPmapFullyRead(in pm, pmStart);
-
     /// <summary>The value the last <see cref="SlowUnsigned"/> or <see cref="SlowSigned"/> read.</summary>
     internal readonly ulong SlowValue => _slowValue;
 

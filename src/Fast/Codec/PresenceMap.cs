@@ -30,19 +30,7 @@ internal struct PresenceMap
         _end = end;
     }
 
-    /// <summary>A map of one or two bytes the caller read itself, ending at <paramref name="end"/>: <paramref name="bits"/> left-aligned.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static PresenceMap Loaded(ulong bits, int count, int end)
-    {
-        PresenceMap pm;
-        pm._bits = bits;
-        pm._available = count;
-        pm._next = end;
-        pm._end = end;
-        return pm;
-    }
-
-    /// <summary>Bits loaded when the map is read: a body that reads no more can use <see cref="NextLoaded"/>.</summary>
+    /// <summary>Bits loaded when the map is read: a body that reads no more can use <see cref="NextLoaded()"/>.</summary>
     public const int MaxLoadedBits = 63;
 
     /// <summary>
@@ -54,6 +42,26 @@ internal struct PresenceMap
     {
         bool bit = (long)_bits < 0;
         _bits <<= 1;
+        return bit;
+    }
+
+    /// <summary>
+    /// The loaded window alone, for compiled bodies: they keep it in a local of their own (a lone <c>ulong</c> the
+    /// JIT keeps in a register more readily than a field of this struct) and read it with
+    /// <see cref="NextLoaded(ref ulong)"/>.
+    /// </summary>
+    public ulong LoadedBits
+    {
+        readonly get => _bits;
+        set => _bits = value;
+    }
+
+    /// <summary><see cref="NextLoaded()"/> on a window held by the caller.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool NextLoaded(ref ulong bits)
+    {
+        bool bit = (long)bits < 0;
+        bits <<= 1;
         return bit;
     }
 
@@ -77,9 +85,6 @@ internal struct PresenceMap
         _available--;
         return bit;
     }
-
-    /// <summary>False when every bit was read or is implicitly 0: then <see cref="HasUnreadSetBits"/> is false too.</summary>
-    public readonly bool MayHaveUnreadBits => _bits != 0 || _next < _end;
 
     /// <summary>True when a bit that no instruction read is set (R8: more bits than required).</summary>
     public readonly bool HasUnreadSetBits(ReadOnlySpan<byte> data)
