@@ -496,7 +496,7 @@ internal static class CompiledOps
                             return StoreInt(ref v, type, prev.Int);
                         }
 
-                        if (!AddDelta(type, prev.Int, 1, out long next))
+                        if (!Increment(type, prev.Int, out long next))
                         {
                             return run.FailAt(FastErrorCode.D2, pos);
                         }
@@ -903,29 +903,40 @@ internal static class CompiledOps
         }
     }
 
+    /// <summary>
+    /// <paramref name="baseValue"/> + <paramref name="delta"/> within the type's range (D2 otherwise). One
+    /// expression per type, so the inlined check is a comparison or two and no boolean to test again.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool AddDelta(FastFieldType type, long baseValue, long delta, out long value)
     {
-        if (type == FastFieldType.UInt64)
-        {
-            ulong b = (ulong)baseValue;
-            ulong r = b + (ulong)delta;
-            value = (long)r;
-            return delta >= 0 ? r >= b : r < b;
-        }
-
-        long sum = baseValue + delta;
+        long sum = unchecked(baseValue + delta);
         value = sum;
-        if (((baseValue ^ sum) & (delta ^ sum)) < 0)
-        {
-            return false;
-        }
-
         return type switch
         {
-            FastFieldType.UInt32 => sum >= 0 && sum <= uint.MaxValue,
-            FastFieldType.Int32 => sum >= int.MinValue && sum <= int.MaxValue,
-            _ => true,
+            // Unsigned 64-bit: wrapped around when the sum moved against the delta's sign.
+            FastFieldType.UInt64 => delta >= 0 ? (ulong)sum >= (ulong)baseValue : (ulong)sum < (ulong)baseValue,
+            FastFieldType.UInt32 => ((baseValue ^ sum) & (delta ^ sum)) >= 0 && (ulong)sum <= uint.MaxValue,
+            FastFieldType.Int32 => ((baseValue ^ sum) & (delta ^ sum)) >= 0 && sum == (int)sum,
+            _ => ((baseValue ^ sum) & (delta ^ sum)) >= 0,
+        };
+    }
+
+    /// <summary>
+    /// The increment operator's <c>AddDelta(type, previous, 1)</c> as one comparison: adding 1 overflows only
+    /// past the type's maximum (the wrapped sum then falls outside the range).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool Increment(FastFieldType type, long previous, out long value)
+    {
+        long next = unchecked(previous + 1);
+        value = next;
+        return type switch
+        {
+            FastFieldType.UInt64 => next != 0,
+            FastFieldType.UInt32 => (ulong)next <= uint.MaxValue,
+            FastFieldType.Int32 => next == (int)next,
+            _ => next != long.MinValue,
         };
     }
 
