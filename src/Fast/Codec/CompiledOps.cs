@@ -628,6 +628,10 @@ internal static class CompiledOps
                 u = ((ulong)At(data, at) << 7) | (At(data, at + 1) & 0x7FU);
                 pos = at + 2;
             }
+            else if (TryWordUnsigned(data, at, out u, out int wordEnd))
+            {
+                pos = wordEnd;
+            }
             else
             {
                 int next = run.SlowUnsigned(at);
@@ -724,6 +728,37 @@ internal static class CompiledOps
         }
 
         return StoreRead(ref v, ref prev, assign, type, value);
+    }
+
+    /// <summary>
+    /// An unsigned integer of 3 to 8 bytes with a non-zero first byte (timestamps, identifiers, sequence numbers)
+    /// from one word, without a loop: find the stop bit, put the bytes in value order, then join their 7-bit
+    /// groups pairwise. False for anything else (<see cref="DecodeRun{THandler}.SlowUnsigned"/> then reads it).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static bool TryWordUnsigned(ReadOnlySpan<byte> data, int at, out ulong value, out int end)
+    {
+        if (BitConverter.IsLittleEndian && data.Length >= sizeof(ulong) && (uint)at <= (uint)(data.Length - sizeof(ulong)))
+        {
+            ulong word = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref MemoryMarshal.GetReference(data), (uint)at));
+            ulong stops = word & 0x8080808080808080UL;
+            if (stops != 0 && (byte)word != 0)
+            {
+                int last = System.Numerics.BitOperations.TrailingZeroCount(stops) >> 3;
+                int unused = 8 * (7 - last);
+                ulong x = System.Buffers.Binary.BinaryPrimitives.ReverseEndianness(word & (0x7F7F7F7F7F7F7F7FUL >> unused)) >> unused;
+                x = ((x & 0x7F007F007F007F00UL) >> 1) | (x & 0x007F007F007F007FUL);
+                x = ((x & 0x3FFF00003FFF0000UL) >> 2) | (x & 0x00003FFF00003FFFUL);
+                x = ((x & 0x0FFFFFFF00000000UL) >> 4) | (x & 0x000000000FFFFFFFUL);
+                value = x;
+                end = at + last + 1;
+                return true;
+            }
+        }
+
+        value = 0;
+        end = 0;
+        return false;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

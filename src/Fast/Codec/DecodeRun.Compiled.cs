@@ -81,24 +81,11 @@ internal ref partial struct DecodeRun<THandler>
     internal int SlowUnsigned(int pos)
     {
         var data = _data;
-        if (BitConverter.IsLittleEndian && pos <= data.Length - sizeof(ulong))
+        if (CompiledOps.TryWordUnsigned(data, pos, out ulong word, out int end))
         {
-            // Up to 8 bytes with a non-zero first byte (the timestamps and identifiers) from one word, without a
-            // loop: find the stop bit, put the bytes in value order, then join their 7-bit groups pairwise.
-            ulong word = Unsafe.ReadUnaligned<ulong>(in data[pos]);
-            ulong stops = word & 0x8080808080808080UL;
-            if (stops != 0 && (byte)word != 0)
-            {
-                int last = System.Numerics.BitOperations.TrailingZeroCount(stops) >> 3;
-                int unused = 8 * (7 - last);
-                ulong x = System.Buffers.Binary.BinaryPrimitives.ReverseEndianness(word & (0x7F7F7F7F7F7F7F7FUL >> unused)) >> unused;
-                x = ((x & 0x7F007F007F007F00UL) >> 1) | (x & 0x007F007F007F007FUL);
-                x = ((x & 0x3FFF00003FFF0000UL) >> 2) | (x & 0x00003FFF00003FFFUL);
-                x = ((x & 0x0FFFFFFF00000000UL) >> 4) | (x & 0x000000000FFFFFFFUL);
-                _slowValue = x;
-                _slowCarry = false;
-                return pos + last + 1;
-            }
+            _slowValue = word;
+            _slowCarry = false;
+            return end;
         }
 
         // Up to 9 bytes (63 bits, no overflow) with a non-zero first byte, near the end of the input.
