@@ -29,6 +29,7 @@ internal static class CompiledOps
     /// </summary>
     private const int StringDepth = 0;
 
+    /// <summary>An integer field with any operator (the compiler picks the operator's own method where there is one).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool Int(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
@@ -36,6 +37,60 @@ internal static class CompiledOps
     {
         bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
         return IntInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
+    }
+
+    // One method per integer operator, with Int's parameters: the JIT charges its inlining budget by the IL size of
+    // each inlined method, whatever the constants fold away, and with one general method the .NET 8 JIT ran out of
+    // budget in the long entry methods and left later fields as calls.
+
+    /// <summary><see cref="Int"/> without operator.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IntNone(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
+    {
+        _ = usesBit && PresenceMap.NextLoaded(ref pm); // no bit for this operator; consumed all the same if one were set
+        return ReadIntInto(ref run, data, ref pos, type, nullable, ref Unsafe.Add(ref scope, slot), ref Unsafe.NullRef<PreviousValue>(), assign: false);
+    }
+
+    /// <summary><see cref="Int"/> with a constant operator.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IntConstant(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
+    {
+        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
+        return !optional || bit ? StoreInt(ref Unsafe.Add(ref scope, slot), type, initial) : StoreAbsent(ref Unsafe.Add(ref scope, slot));
+    }
+
+    /// <summary><see cref="Int"/> with a default operator.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IntDefault(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
+    {
+        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
+        return DefaultInto(ref run, data, ref pos, type, nullable, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
+    }
+
+    /// <summary><see cref="Int"/> with a copy or increment operator.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IntCopy(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
+    {
+        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
+        return CopyInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
+    }
+
+    /// <summary><see cref="Int"/> with a delta operator.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static bool IntDelta(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
+        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
+    {
+        _ = usesBit && PresenceMap.NextLoaded(ref pm); // no bit for this operator; consumed all the same if one were set
+        return DeltaInto(ref run, data, ref pos, dict, type, nullable, dictSlot, hasInitial, initial, ref Unsafe.Add(ref scope, slot));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -462,146 +517,160 @@ internal static class CompiledOps
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool IntInto(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, PreviousValue[] dict,
+        FastOperator op, FastFieldType type, bool optional, bool nullable, int dictSlot, bool hasInitial, long initial, bool bit, ref FastValue v) =>
+        op switch
+        {
+            FastOperator.None => ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref Unsafe.NullRef<PreviousValue>(), assign: false),
+            FastOperator.Constant => !optional || bit ? StoreInt(ref v, type, initial) : StoreAbsent(ref v),
+            FastOperator.Default => DefaultInto(ref run, data, ref pos, type, nullable, hasInitial, initial, bit, ref v),
+            FastOperator.Copy or FastOperator.Increment => CopyInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref v),
+            FastOperator.Delta => DeltaInto(ref run, data, ref pos, dict, type, nullable, dictSlot, hasInitial, initial, ref v),
+            _ => run.FailAt(FastErrorCode.S2, pos),
+        };
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool DefaultInto(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable, bool hasInitial, long initial, bool bit, ref FastValue v)
+    {
+        if (bit)
+        {
+            return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref Unsafe.NullRef<PreviousValue>(), assign: false);
+        }
+
+        return hasInitial ? StoreInt(ref v, type, initial) : StoreAbsent(ref v);
+    }
+
+    /// <summary>Copy and increment operators.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool CopyInto(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, PreviousValue[] dict,
         FastOperator op, FastFieldType type, bool optional, bool nullable, int dictSlot, bool hasInitial, long initial, bool bit, ref FastValue v)
     {
-        switch (op)
+        ref var prev = ref Previous(dict, dictSlot);
+        if (bit)
         {
-            case FastOperator.None:
-                return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref Unsafe.NullRef<PreviousValue>(), assign: false);
-
-            case FastOperator.Constant:
-                return !optional || bit ? StoreInt(ref v, type, initial) : StoreAbsent(ref v);
-
-            case FastOperator.Default:
-                if (bit)
-                {
-                    return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref Unsafe.NullRef<PreviousValue>(), assign: false);
-                }
-
-                return hasInitial ? StoreInt(ref v, type, initial) : StoreAbsent(ref v);
-
-            case FastOperator.Copy:
-            case FastOperator.Increment:
-                {
-                    ref var prev = ref Previous(dict, dictSlot);
-                    if (bit)
-                    {
-                        return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref prev, assign: true);
-                    }
-
-                    if (prev.State == PreviousState.Assigned && prev.Type == type)
-                    {
-                        if (op == FastOperator.Copy)
-                        {
-                            return StoreInt(ref v, type, prev.Int);
-                        }
-
-                        if (!Increment(type, prev.Int, out long next))
-                        {
-                            return run.FailAt(FastErrorCode.D2, pos);
-                        }
-
-                        prev.Int = next;
-                        return StoreInt(ref v, type, next);
-                    }
-
-                    switch (prev.State)
-                    {
-                        case PreviousState.Assigned:
-                            return run.FailAt(FastErrorCode.D4, pos);
-                        case PreviousState.Undefined:
-                            if (hasInitial)
-                            {
-                                Assign(ref prev, type, initial);
-                                return StoreInt(ref v, type, initial);
-                            }
-
-                            if (optional)
-                            {
-                                prev.State = PreviousState.Empty;
-                                return StoreAbsent(ref v);
-                            }
-
-                            return run.FailAt(FastErrorCode.D5, pos);
-                        default:
-                            return optional ? StoreAbsent(ref v) : run.FailAt(FastErrorCode.D6, pos);
-                    }
-                }
-
-            case FastOperator.Delta:
-                {
-                    int at = pos;
-                    long delta;
-                    bool carry = false;
-                    if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
-                    {
-                        delta = (long)((ulong)At(data, at) << 57) >> 57;
-                        pos = at + 1;
-                    }
-                    else
-                    {
-                        int next = run.SlowSigned(at);
-                        if (next < 0)
-                        {
-                            return false;
-                        }
-
-                        delta = (long)run.SlowValue;
-                        carry = run.SlowCarry;
-                        pos = next;
-                    }
-
-                    if (nullable)
-                    {
-                        if (carry)
-                        {
-                            delta = long.MaxValue;
-                        }
-                        else if (delta == 0)
-                        {
-                            return StoreAbsent(ref v); // NULL delta: the dictionary is left as it is
-                        }
-                        else if (delta > 0)
-                        {
-                            delta--;
-                        }
-                    }
-                    else if (carry)
-                    {
-                        return run.FailAt(FastErrorCode.D2, at);
-                    }
-
-                    ref var prev = ref Previous(dict, dictSlot);
-                    long baseValue;
-                    switch (prev.State)
-                    {
-                        case PreviousState.Assigned:
-                            if (prev.Type != type)
-                            {
-                                return run.FailAt(FastErrorCode.D4, at);
-                            }
-
-                            baseValue = prev.Int;
-                            break;
-                        case PreviousState.Undefined:
-                            baseValue = hasInitial ? initial : 0;
-                            break;
-                        default:
-                            return run.FailAt(FastErrorCode.D6, at);
-                    }
-
-                    if (!AddDelta(type, baseValue, delta, out long value))
-                    {
-                        return run.FailAt(FastErrorCode.D2, at);
-                    }
-
-                    Assign(ref prev, type, value);
-                    return StoreInt(ref v, type, value);
-                }
-
-            default:
-                return run.FailAt(FastErrorCode.S2, pos);
+            return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref prev, assign: true);
         }
+
+        if (prev.State == PreviousState.Assigned && prev.Type == type)
+        {
+            if (op == FastOperator.Copy)
+            {
+                return StoreInt(ref v, type, prev.Int);
+            }
+
+            if (!Increment(type, prev.Int, out long next))
+            {
+                return run.FailAt(FastErrorCode.D2, pos);
+            }
+
+            prev.Int = next;
+            return StoreInt(ref v, type, next);
+        }
+
+        return CopyWithoutValue(ref run, ref prev, type, optional, hasInitial, initial, pos, ref v);
+    }
+
+    /// <summary>Copy or increment with the bit clear and no previous value of the type: the initial value, absent, or an error.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool CopyWithoutValue(
+        ref DecodeRun<FastMessageWriter> run, ref PreviousValue prev, FastFieldType type, bool optional, bool hasInitial, long initial, int pos, ref FastValue v)
+    {
+        switch (prev.State)
+        {
+            case PreviousState.Assigned:
+                return run.FailAt(FastErrorCode.D4, pos);
+            case PreviousState.Undefined:
+                if (hasInitial)
+                {
+                    Assign(ref prev, type, initial);
+                    return StoreInt(ref v, type, initial);
+                }
+
+                if (optional)
+                {
+                    prev.State = PreviousState.Empty;
+                    return StoreAbsent(ref v);
+                }
+
+                return run.FailAt(FastErrorCode.D5, pos);
+            default:
+                return optional ? StoreAbsent(ref v) : run.FailAt(FastErrorCode.D6, pos);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool DeltaInto(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, PreviousValue[] dict,
+        FastFieldType type, bool nullable, int dictSlot, bool hasInitial, long initial, ref FastValue v)
+    {
+        int at = pos;
+        long delta;
+        bool carry = false;
+        if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
+        {
+            delta = (long)((ulong)At(data, at) << 57) >> 57;
+            pos = at + 1;
+        }
+        else
+        {
+            int next = run.SlowSigned(at);
+            if (next < 0)
+            {
+                return false;
+            }
+
+            delta = (long)run.SlowValue;
+            carry = run.SlowCarry;
+            pos = next;
+        }
+
+        if (nullable)
+        {
+            if (carry)
+            {
+                delta = long.MaxValue;
+            }
+            else if (delta == 0)
+            {
+                return StoreAbsent(ref v); // NULL delta: the dictionary is left as it is
+            }
+            else if (delta > 0)
+            {
+                delta--;
+            }
+        }
+        else if (carry)
+        {
+            return run.FailAt(FastErrorCode.D2, at);
+        }
+
+        ref var prev = ref Previous(dict, dictSlot);
+        long baseValue;
+        switch (prev.State)
+        {
+            case PreviousState.Assigned:
+                if (prev.Type != type)
+                {
+                    return run.FailAt(FastErrorCode.D4, at);
+                }
+
+                baseValue = prev.Int;
+                break;
+            case PreviousState.Undefined:
+                baseValue = hasInitial ? initial : 0;
+                break;
+            default:
+                return run.FailAt(FastErrorCode.D6, at);
+        }
+
+        if (!AddDelta(type, baseValue, delta, out long value))
+        {
+            return run.FailAt(FastErrorCode.D2, at);
+        }
+
+        Assign(ref prev, type, value);
+        return StoreInt(ref v, type, value);
     }
 
     /// <summary>
@@ -611,72 +680,84 @@ internal static class CompiledOps
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool ReadIntInto(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable,
+        ref FastValue v, ref PreviousValue prev, bool assign) =>
+        type is FastFieldType.UInt32 or FastFieldType.UInt64
+            ? ReadUnsignedInto(ref run, data, ref pos, type, nullable, ref v, ref prev, assign)
+            : ReadSignedInto(ref run, data, ref pos, type, nullable, ref v, ref prev, assign);
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool ReadUnsignedInto(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable,
         ref FastValue v, ref PreviousValue prev, bool assign)
     {
         int at = pos;
-        if (type is FastFieldType.UInt32 or FastFieldType.UInt64)
+        ulong u;
+        bool carry = false;
+        if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
         {
-            ulong u;
-            bool carry = false;
-            if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
+            u = At(data, at) & 0x7FU;
+            pos = at + 1;
+        }
+        else if ((uint)(at + 1) < (uint)data.Length && At(data, at) != 0 && At(data, at + 1) >= 0x80)
+        {
+            u = ((ulong)At(data, at) << 7) | (At(data, at + 1) & 0x7FU);
+            pos = at + 2;
+        }
+        else if (TryWordUnsigned(data, at, out u, out int wordEnd))
+        {
+            pos = wordEnd;
+        }
+        else
+        {
+            int next = run.SlowUnsigned(at);
+            if (next < 0)
             {
-                u = At(data, at) & 0x7FU;
-                pos = at + 1;
-            }
-            else if ((uint)(at + 1) < (uint)data.Length && At(data, at) != 0 && At(data, at + 1) >= 0x80)
-            {
-                u = ((ulong)At(data, at) << 7) | (At(data, at + 1) & 0x7FU);
-                pos = at + 2;
-            }
-            else if (TryWordUnsigned(data, at, out u, out int wordEnd))
-            {
-                pos = wordEnd;
-            }
-            else
-            {
-                int next = run.SlowUnsigned(at);
-                if (next < 0)
-                {
-                    return false;
-                }
-
-                u = run.SlowValue;
-                carry = run.SlowCarry;
-                pos = next;
+                return false;
             }
 
-            if (nullable)
-            {
-                if (carry)
-                {
-                    return type == FastFieldType.UInt64 ? StoreRead(ref v, ref prev, assign, type, -1) : run.FailAt(FastErrorCode.D2, at);
-                }
-
-                if (u == 0)
-                {
-                    if (assign)
-                    {
-                        prev.State = PreviousState.Empty;
-                    }
-
-                    return StoreAbsent(ref v);
-                }
-
-                u--;
-            }
-            else if (carry)
-            {
-                return run.FailAt(FastErrorCode.D2, at);
-            }
-
-            if (type == FastFieldType.UInt32 && u > uint.MaxValue)
-            {
-                return run.FailAt(FastErrorCode.D2, at);
-            }
-
-            return StoreRead(ref v, ref prev, assign, type, (long)u);
+            u = run.SlowValue;
+            carry = run.SlowCarry;
+            pos = next;
         }
 
+        if (nullable)
+        {
+            if (carry)
+            {
+                return type == FastFieldType.UInt64 ? StoreRead(ref v, ref prev, assign, type, -1) : run.FailAt(FastErrorCode.D2, at);
+            }
+
+            if (u == 0)
+            {
+                if (assign)
+                {
+                    prev.State = PreviousState.Empty;
+                }
+
+                return StoreAbsent(ref v);
+            }
+
+            u--;
+        }
+        else if (carry)
+        {
+            return run.FailAt(FastErrorCode.D2, at);
+        }
+
+        if (type == FastFieldType.UInt32 && u > uint.MaxValue)
+        {
+            return run.FailAt(FastErrorCode.D2, at);
+        }
+
+        return StoreRead(ref v, ref prev, assign, type, (long)u);
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool ReadSignedInto(
+        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable,
+        ref FastValue v, ref PreviousValue prev, bool assign)
+    {
+        int at = pos;
         long value;
         bool signedCarry = false;
         if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)

@@ -15,6 +15,13 @@ internal ref partial struct DecodeRun<THandler>
 
     internal readonly ReadOnlySpan<byte> Data => _data;
 
+    /// <summary>The presence map window handed between a compiled body and the methods of its later parts.</summary>
+    internal ulong PmWindow
+    {
+        readonly get => _pmWindow;
+        set => _pmWindow = value;
+    }
+
     internal readonly PreviousValue[] Dictionary => _dict;
 
     internal readonly int MaxStringBytes => _decoder.Scratch.Length;

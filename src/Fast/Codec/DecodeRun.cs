@@ -28,6 +28,9 @@ internal ref partial struct DecodeRun<THandler>
     private ulong _slowValue;
     private bool _slowCarry;
 
+    // A compiled body's presence map window while a part of the body runs in a method of its own (BodyCompiler).
+    private ulong _pmWindow;
+
     public DecodeRun(FastDecoder decoder, ReadOnlySpan<byte> data, ref THandler handler)
     {
         _decoder = decoder;
