@@ -115,6 +115,7 @@ internal static class BodyCompiler
     private sealed class State(ILGenerator il)
     {
         public readonly LocalBuilder Pm = il.DeclareLocal(typeof(ulong)); // the presence map's loaded window
+        public readonly LocalBuilder OpPm = il.DeclareLocal(typeof(ulong)); // the window one operation reads (EmitRange)
         public readonly LocalBuilder Pos = il.DeclareLocal(typeof(int));
         public readonly LocalBuilder Data = il.DeclareLocal(typeof(ReadOnlySpan<byte>));
         public readonly LocalBuilder Dict = il.DeclareLocal(typeof(PreviousValue[]));
@@ -365,11 +366,18 @@ internal static class BodyCompiler
         var dict = state.Dict;
         var scope = state.Scope;
         var message = state.Message;
+
+        // Which bit each operation reads is known here, not only at run time: the window stays as loaded and each
+        // operation gets its own copy shifted by the bits taken before it (a constant), so per presence bit the
+        // code tests a shifted copy instead of shifting the window and storing it back (it lives in a stack slot).
+        int shift = 0;
         foreach (var f in body.Instructions.AsSpan(from, to - from))
         {
+            EmitOpWindow(il, state, shift);
             if (f.Code == Opcode.Sequence && entries.TryGetValue(f.Body!, out var entriesMethod))
             {
                 EmitSequence(il, f, state, fail, entriesMethod);
+                shift = AfterOp(il, state, shift, f.Length!.UsesPmapBit ? 1 : 0);
                 continue;
             }
 
@@ -377,7 +385,7 @@ internal static class BodyCompiler
             il.Emit(OpCodes.Ldarg_1);
             il.Emit(OpCodes.Ldloc, data);
             il.Emit(OpCodes.Ldloca, pos);
-            il.Emit(OpCodes.Ldloca, pm);
+            il.Emit(OpCodes.Ldloca, state.OpPm);
             il.Emit(OpCodes.Ldloc, scope);
             il.Emit(OpCodes.Ldloc, dict);
             switch (f.Code)
@@ -458,8 +466,59 @@ internal static class BodyCompiler
             }
 
             il.Emit(OpCodes.Brfalse, fail);
+            shift = AfterOp(il, state, shift, BitsTaken(f));
+        }
+
+        // Whatever follows (the next part, the end-of-map check) reads the window with the bits taken removed.
+        if (shift > 0)
+        {
+            il.Emit(OpCodes.Ldloc, pm);
+            Int(il, shift);
+            il.Emit(OpCodes.Shl);
+            il.Emit(OpCodes.Stloc, pm);
         }
     }
+
+    /// <summary>The window for the next operation: the loaded window shifted past the <paramref name="shift"/> bits taken before it.</summary>
+    private static void EmitOpWindow(ILGenerator il, State state, int shift)
+    {
+        il.Emit(OpCodes.Ldloc, state.Pm);
+        if (shift > 0)
+        {
+            Int(il, shift);
+            il.Emit(OpCodes.Shl);
+        }
+
+        il.Emit(OpCodes.Stloc, state.OpPm);
+    }
+
+    /// <summary>
+    /// The bits taken so far after an operation that took <paramref name="taken"/> (-1: known only at run time; the
+    /// operation's own window, shifted past what it read, then becomes the loaded window).
+    /// </summary>
+    private static int AfterOp(ILGenerator il, State state, int shift, int taken)
+    {
+        if (taken >= 0)
+        {
+            return shift + taken;
+        }
+
+        il.Emit(OpCodes.Ldloc, state.OpPm);
+        il.Emit(OpCodes.Stloc, state.Pm);
+        return 0;
+    }
+
+    /// <summary>Presence bits the operation for <paramref name="f"/> reads, as in <see cref="EmitRange"/>'s switch; -1 when that depends on the data.</summary>
+    private static int BitsTaken(FastField f) => f.Code switch
+    {
+        // The mantissa's bit is only there when the exponent is present.
+        Opcode.SplitDecimal => f.Mantissa!.UsesPmapBit ? -1 : f.Exponent!.UsesPmapBit ? 1 : 0,
+        Opcode.Ascii or Opcode.Bytes when f.Operator is FastOperator.Constant or FastOperator.Default => f.UsesPmapBit ? 1 : 0,
+        Opcode.Ascii or Opcode.Bytes when f.Operator == FastOperator.None => 0,
+        Opcode.Ascii or Opcode.Bytes when f.Operator == FastOperator.Copy => 1, // BytesCopy always reads its bit
+        Opcode.Sequence => f.Length!.UsesPmapBit ? 1 : 0,
+        _ => f.UsesPmapBit ? 1 : 0,
+    };
 
     /// <summary>
     /// A sequence whose entries are compiled: its length and start inline (<see cref="CompiledOps.SequenceStart"/>),
@@ -473,7 +532,7 @@ internal static class BodyCompiler
         il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Ldloc, state.Data);
         il.Emit(OpCodes.Ldloca, state.Pos);
-        il.Emit(OpCodes.Ldloca, state.Pm);
+        il.Emit(OpCodes.Ldloca, state.OpPm);
         il.Emit(OpCodes.Ldloc, state.Scope);
         il.Emit(OpCodes.Ldloc, state.Dict);
         Int(il, f.Slot);
