@@ -25,7 +25,7 @@ internal delegate bool CompiledEntries<THandler>(ref DecodeRun<THandler> run, in
 /// in registers. A sequence's body is also compiled into one method decoding all its entries, which the parent
 /// body calls directly. Skipped where code cannot be generated (e.g. NativeAOT): the interpreter then does the work.
 /// </summary>
-internal static class BodyCompiler
+internal static partial class BodyCompiler
 {
     private const BindingFlags Instance = BindingFlags.Instance | BindingFlags.NonPublic | BindingFlags.Public;
     private const BindingFlags Static = BindingFlags.Static | BindingFlags.NonPublic | BindingFlags.Public;
@@ -122,6 +122,19 @@ internal static class BodyCompiler
         public readonly LocalBuilder Scope = il.DeclareLocal(typeof(FastValue).MakeByRefType());
         public readonly LocalBuilder Message = il.DeclareLocal(typeof(FastMessage));
         public readonly LocalBuilder Depth = il.DeclareLocal(typeof(int));
+
+        // For the fields emitted as IL (BodyCompiler.Integers.cs).
+        public readonly LocalBuilder DataRef = il.DeclareLocal(typeof(byte).MakeByRefType()); // the input's first byte
+        public readonly LocalBuilder Len = il.DeclareLocal(typeof(int)); // the input's length
+        public readonly LocalBuilder DictRef = il.DeclareLocal(typeof(PreviousValue).MakeByRefType()); // the dictionary's first entry
+        public readonly LocalBuilder At = il.DeclareLocal(typeof(int)); // the field's first byte
+        public readonly LocalBuilder B = il.DeclareLocal(typeof(int)); // the integer's first byte
+        public readonly LocalBuilder V = il.DeclareLocal(typeof(long)); // the value
+        public readonly LocalBuilder W = il.DeclareLocal(typeof(long)); // a delta's base
+        public readonly LocalBuilder X = il.DeclareLocal(typeof(long)); // a delta's sum; a packed word read
+
+        /// <summary>Rare paths, emitted after the method's last return so the hot code runs straight through.</summary>
+        public readonly List<Action> Cold = [];
     }
 
     /// <summary>One body, decoded with the presence map its caller read: <see cref="CompiledBody{THandler}"/>.</summary>
@@ -162,6 +175,7 @@ internal static class BodyCompiler
         il.Emit(OpCodes.Call, SetPosition);
         il.Emit(OpCodes.Ldc_I4_1);
         il.Emit(OpCodes.Ret);
+        EmitCold(state);
         il.MarkLabel(fail);
         il.Emit(OpCodes.Ldc_I4_0);
         il.Emit(OpCodes.Ret);
@@ -256,6 +270,7 @@ internal static class BodyCompiler
         il.Emit(OpCodes.Call, SetPosition);
         il.Emit(OpCodes.Ldc_I4_1);
         il.Emit(OpCodes.Ret);
+        EmitCold(state);
         il.MarkLabel(fail);
         il.Emit(OpCodes.Ldc_I4_0);
         il.Emit(OpCodes.Ret);
@@ -278,16 +293,19 @@ internal static class BodyCompiler
         il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetMessage);
         il.Emit(OpCodes.Stloc, state.Message);
+        LoadRawState(il, state);
     }
 
     /// <summary>
-    /// Instructions per compiled method: a longer body continues in methods of its own, called in turn. The JIT
-    /// charges its inlining budget per method by the IL size of what it inlines, and the .NET 8 JIT ran out of it
-    /// past about a dozen fields of the market-data entry, leaving the later operations as calls (complex30000,
-    /// instructions per message: 5,506 unsplit, 3,875 in parts of 8). The .NET 10 JIT inlines a whole entry body,
-    /// and parts would only add their calls there (3,527 unsplit, 3,638 in parts of 8).
+    /// Instructions per compiled method: a longer body continues in methods of its own, called in turn, so that no
+    /// method grows past the JIT's limits for full optimization (it falls back to unoptimized code past about
+    /// 2,000 basic blocks, and an emitted field has about ten). Real bodies are shorter: the complex30000
+    /// market-data entry has 19 fields. With fields emitted as IL, splitting costs a call and the state handed
+    /// over (instructions per message, .NET 8 / .NET 10: parts of 8: 3,170 / 3,053; of 12: 3,096 / 2,951;
+    /// unsplit: 2,937 / 2,929). Before, parts of 8 cured the .NET 8 JIT's inlining budget cliff, which emitted
+    /// fields no longer meet.
     /// </summary>
-    private static readonly int PartLength = Environment.Version.Major >= 10 ? int.MaxValue : 8;
+    private static readonly int PartLength = Environment.GetEnvironmentVariable("RAPIDFIX_PART") is { } p ? int.Parse(p) : 64;
 
     /// <summary>The body's instructions: the first <see cref="PartLength"/> here, each further part as a call of a method of its own.</summary>
     private static void EmitInstructions(ILGenerator il, FastGroupBody body, State state, Label fail, Dictionary<FastGroupBody, DynamicMethod> entries)
@@ -351,6 +369,7 @@ internal static class BodyCompiler
         il.Emit(OpCodes.Call, SetPosition);
         il.Emit(OpCodes.Ldc_I4_1);
         il.Emit(OpCodes.Ret);
+        EmitCold(state);
         il.MarkLabel(fail);
         il.Emit(OpCodes.Ldc_I4_0);
         il.Emit(OpCodes.Ret);
@@ -373,6 +392,13 @@ internal static class BodyCompiler
         int shift = 0;
         foreach (var f in body.Instructions.AsSpan(from, to - from))
         {
+            if (EmitInline && IsEmittedInteger(f))
+            {
+                EmitIntegerField(il, state, f, shift, fail);
+                shift = AfterOp(il, state, shift, BitsTaken(f));
+                continue;
+            }
+
             EmitOpWindow(il, state, shift);
             if (f.Code == Opcode.Sequence && entries.TryGetValue(f.Body!, out var entriesMethod))
             {

@@ -329,6 +329,39 @@ internal static class CompiledOps
         int fieldIndex, bool usesBit, int depth) =>
         Interpret(ref run, ref pos, fieldIndex, usesBit && PresenceMap.NextLoaded(ref pm), depth);
 
+    /// <summary>
+    /// The cold path of a field emitted as IL (<see cref="BodyCompiler"/>): the whole integer or split-decimal field
+    /// from its first byte <paramref name="at"/> and its first presence bit (the top of <paramref name="pm"/>), by
+    /// the general operation. The new position goes to <see cref="DecodeRun{THandler}.Position"/>, the window past
+    /// the bits read to <see cref="DecodeRun{THandler}.PmWindow"/>.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    public static bool FieldSlow(ref DecodeRun<FastMessageWriter> run, int at, ulong pm, ref FastValue scope, int fieldIndex)
+    {
+        var f = run.Field(fieldIndex);
+        var data = run.Data;
+        var dict = run.Dictionary;
+        int pos = at;
+        bool ok;
+        if (f.Code == Opcode.SplitDecimal)
+        {
+            var e = f.Exponent!;
+            var m = f.Mantissa!;
+            ok = SplitDecimal(
+                ref run, data, ref pos, ref pm, ref scope, dict, f.Slot, f.IsOptional,
+                e.Operator, e.Nullable, e.UsesPmapBit, e.DictSlot, e.HasInitial, e.InitialInt,
+                m.Operator, m.UsesPmapBit, m.DictSlot, m.HasInitial, m.InitialInt);
+        }
+        else
+        {
+            ok = Int(ref run, data, ref pos, ref pm, ref scope, dict, f.Slot, f.Operator, f.Type, f.IsOptional, f.Nullable, f.UsesPmapBit, f.DictSlot, f.HasInitial, f.InitialInt);
+        }
+
+        run.Position = pos;
+        run.PmWindow = pm;
+        return ok;
+    }
+
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool Interpret(ref DecodeRun<FastMessageWriter> run, ref int pos, int fieldIndex, bool bit, int depth)
     {
@@ -819,9 +852,22 @@ internal static class CompiledOps
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool TryWordUnsigned(ReadOnlySpan<byte> data, int at, out ulong value, out int end)
     {
-        if (BitConverter.IsLittleEndian && data.Length >= sizeof(ulong) && (uint)at <= (uint)(data.Length - sizeof(ulong)))
+        ulong packed = WordUnsigned(ref MemoryMarshal.GetReference(data), data.Length, at);
+        value = packed & 0x00FF_FFFF_FFFF_FFFFUL;
+        end = at + (int)(packed >> 56);
+        return packed != 0;
+    }
+
+    /// <summary>
+    /// <see cref="TryWordUnsigned"/> as one value for emitted code: the integer in the low 56 bits (8 groups of 7)
+    /// and its length in bytes in the top 8, or 0 when it is not one this reads.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static ulong WordUnsigned(ref byte data, int length, int at)
+    {
+        if (BitConverter.IsLittleEndian && length >= sizeof(ulong) && (uint)at <= (uint)(length - sizeof(ulong)))
         {
-            ulong word = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref MemoryMarshal.GetReference(data), (uint)at));
+            ulong word = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref data, (uint)at));
             ulong stops = word & 0x8080808080808080UL;
             if (stops != 0 && (byte)word != 0)
             {
@@ -831,15 +877,11 @@ internal static class CompiledOps
                 x = ((x & 0x7F007F007F007F00UL) >> 1) | (x & 0x007F007F007F007FUL);
                 x = ((x & 0x3FFF00003FFF0000UL) >> 2) | (x & 0x00003FFF00003FFFUL);
                 x = ((x & 0x0FFFFFFF00000000UL) >> 4) | (x & 0x000000000FFFFFFFUL);
-                value = x;
-                end = at + last + 1;
-                return true;
+                return x | ((ulong)(last + 1) << 56);
             }
         }
 
-        value = 0;
-        end = 0;
-        return false;
+        return 0;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -24,6 +24,8 @@ internal ref partial struct DecodeRun<THandler>
 
     internal readonly PreviousValue[] Dictionary => _dict;
 
+    internal readonly FastField Field(int index) => _decoder.Templates.Fields[index];
+
     internal readonly int MaxStringBytes => _decoder.Scratch.Length;
 
     internal readonly byte[] DictionaryBytes(int slot) => _decoder.State.Bytes[slot]!;
