@@ -395,6 +395,109 @@ public sealed class CompiledDecoderTests
     }
 
     /// <summary>
+    /// Every ASCII string operator the compiler emits as IL (none, constant, default with and without a value, copy
+    /// with and without one), mandatory and optional, against the interpreter: NULLs, empty strings, "\0", one
+    /// character, longer strings (past the 8-byte word copy too), missing stop bits, and a message arena that fills
+    /// up (the interpreter then reports the capacity error), in streams that carry the dictionary across messages.
+    /// </summary>
+    [Theory]
+    [InlineData(64 * 1024)]
+    [InlineData(12)]
+    public void Compiled_and_interpreted_decoding_agree_on_every_emitted_string_operator(int arenaBytes)
+    {
+        var templates = new System.Text.StringBuilder("<template name=\"S\" id=\"30\">");
+        int id = 1;
+        foreach (var presence in new[] { "mandatory", "optional" })
+        {
+            string[] operators = ["", "<constant value=\"AB\"/>", "<default value=\"C\"/>", "<copy/>", "<copy value=\"DEF\"/>", "<constant value=\"\"/>"];
+            foreach (var op in presence == "optional" ? [.. operators, "<default/>"] : operators)
+            {
+                templates.Append($"<string name=\"s{id}\" id=\"{id}\" presence=\"{presence}\">{op}</string>");
+                id++;
+            }
+        }
+
+        templates.Append("</template>");
+        var capacity = new FastMessageCapacity { ArenaBytes = arenaBytes };
+        var on = new TestCodec(templates.ToString());
+        var off = new TestCodec(templates.ToString(), new FastCodecLimits { CompileTemplates = false });
+        Assert.NotNull(on.Templates.Find("S")!.Body.Compiled);
+        var a = new FastMessage(capacity);
+        var b = new FastMessage(capacity);
+        int bits = on.Templates.Find("S")!.Body.PmapBits + 1;
+        var random = new Random(17);
+        var codes = new Dictionary<FastErrorCode, int>();
+        for (int i = 0; i < 30_000; i++)
+        {
+            var bytes = new List<byte>();
+            for (int k = 0; k < (bits + 6) / 7; k++)
+            {
+                int used = Math.Min(7, bits - 7 * k);
+                int r = random.Next(0x80) & (0x7F << (7 - used)) & 0x7F;
+                bytes.Add((byte)(k == 0 ? r | 0x40 : r));
+            }
+
+            bytes[^1] |= 0x80;
+            bytes.Add(0x80 | 30);
+            int count = random.Next(2, 16);
+            for (int k = 0; k < count; k++)
+            {
+                AppendRandomString(bytes, random);
+            }
+
+            var x = on.Decoder.Decode(bytes.ToArray(), a);
+            var y = off.Decoder.Decode(bytes.ToArray(), b);
+            Assert.Equal(y, x);
+            if (x.Ok)
+            {
+                Assert.Equal(MessageText.Format(b), MessageText.Format(a));
+            }
+
+            codes[x.Error] = codes.GetValueOrDefault(x.Error) + 1;
+        }
+
+        var seen = string.Join(", ", codes.Select(c => $"{c.Key}: {c.Value}"));
+        Assert.True(codes.GetValueOrDefault(FastErrorCode.None) > 1_000, seen);
+        Assert.True(codes.ContainsKey(arenaBytes < 100 ? FastErrorCode.CapacityExceeded : FastErrorCode.UnexpectedEnd), seen);
+    }
+
+    /// <summary>A random ASCII string on the wire: NULL or empty, "\0", one character, 2 to 12, or no stop bit for a while.</summary>
+    private static void AppendRandomString(List<byte> bytes, Random random)
+    {
+        switch (random.Next(7))
+        {
+            case 0:
+                bytes.Add(0x80);
+                break;
+            case 1:
+                bytes.Add(0x00);
+                bytes.Add(0x80);
+                break;
+            case 2:
+            case 3:
+                bytes.Add((byte)(0x80 | random.Next(0x20, 0x7F)));
+                break;
+            case 4:
+            case 5:
+                int length = random.Next(2, 13);
+                for (int k = 0; k < length - 1; k++)
+                {
+                    bytes.Add((byte)random.Next(0x20, 0x7F));
+                }
+
+                bytes.Add((byte)(0x80 | random.Next(0x20, 0x7F)));
+                break;
+            default:
+                for (int k = random.Next(1, 20); k > 0; k--)
+                {
+                    bytes.Add((byte)random.Next(0x01, 0x7F));
+                }
+
+                break;
+        }
+    }
+
+    /// <summary>
     /// A random stop-bit integer: a NULL or zero, one or two bytes (overlong forms included), 3 to 10 bytes, or a
     /// value at a type's edge.
     /// </summary>

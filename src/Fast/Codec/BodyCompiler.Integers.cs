@@ -30,6 +30,7 @@ internal static partial class BodyCompiler
     private static readonly FieldInfo PrevType = typeof(PreviousValue).GetField(nameof(PreviousValue.Type), Instance)!;
     private static readonly MethodInfo FieldSlowOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.FieldSlow), Static)!;
     private static readonly MethodInfo WordUnsignedOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.WordUnsigned), Static)!;
+    private static readonly MethodInfo WordSignedOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.WordSigned), Static)!;
     // TEMP A/B switch
     private static readonly bool EmitInline = Environment.GetEnvironmentVariable("RAPIDFIX_NO_INLINE") is null;
     private static readonly int ValueSize = Unsafe.SizeOf<FastValue>();
@@ -128,11 +129,12 @@ internal static partial class BodyCompiler
         il.MarkLabel(end);
 
         // Cold: the whole field again, by the general operation, from its first byte and bit.
+        var at = s.At;
         s.Cold.Add(() =>
         {
             il.MarkLabel(slow);
             il.Emit(OpCodes.Ldarg_1);
-            il.Emit(OpCodes.Ldloc, s.At);
+            il.Emit(OpCodes.Ldloc, at);
             ShiftedWindow(il, s, shift);
             il.Emit(OpCodes.Ldloc, s.Scope);
             Int(il, f.Index);
@@ -215,9 +217,11 @@ internal static partial class BodyCompiler
                         il.Emit(OpCodes.Br, absent);
                     }
 
-                    // Bit clear: the assigned previous value (incremented); anything else is the cold block's.
+                    // Bit clear: the assigned previous value (incremented), or an undefined one's initial value (as
+                    // after each message of a template with reset="Y"); anything else is the cold block's.
                     il.MarkLabel(previous);
-                    BranchUnlessAssigned(il, s, op.DictSlot, op.Type, slow);
+                    var assigned = il.DefineLabel();
+                    BranchUnlessAssigned(il, s, op.DictSlot, op.Type, op.HasInitial ? assigned : slow);
                     PrevAddress(il, s, op.DictSlot);
                     il.Emit(OpCodes.Ldfld, PrevInt);
                     if (op.Op == FastOperator.Increment)
@@ -233,6 +237,17 @@ internal static partial class BodyCompiler
                     else
                     {
                         il.Emit(OpCodes.Stloc, s.V);
+                    }
+
+                    if (op.HasInitial)
+                    {
+                        il.Emit(OpCodes.Br, done);
+                        il.MarkLabel(assigned);
+                        PrevAddress(il, s, op.DictSlot);
+                        il.Emit(OpCodes.Ldfld, PrevState);
+                        il.Emit(OpCodes.Brtrue, slow); // empty, or assigned by another type
+                        SetV(il, s, op.Initial);
+                        AssignPrevious(il, s, op.DictSlot, op.Type);
                     }
 
                     il.MarkLabel(done);
@@ -285,8 +300,7 @@ internal static partial class BodyCompiler
         }
         else
         {
-            // Signed values of one or two bytes always fit an int32.
-            EmitReadSigned(il, s, nullable, nullValue, slow);
+            EmitReadSigned(il, s, nullable, nullValue, slow, int32: type == FastFieldType.Int32);
         }
     }
 
@@ -343,6 +357,14 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Ldc_I8, 0x00FF_FFFF_FFFF_FFFFL);
         il.Emit(OpCodes.And);
         il.Emit(OpCodes.Stloc, s.V);
+        if (type == FastFieldType.UInt32)
+        {
+            // Only a word can hold more than 32 bits (D2, the cold block's to report); NULL takes one value.
+            il.Emit(OpCodes.Ldloc, s.V);
+            il.Emit(OpCodes.Ldc_I8, (long)uint.MaxValue + (nullable ? 1 : 0));
+            il.Emit(OpCodes.Bgt_Un, slow);
+        }
+
         il.Emit(OpCodes.Ldloc, s.Pos);
         il.Emit(OpCodes.Ldloc, s.X);
         il.Emit(OpCodes.Ldc_I4, 56);
@@ -361,19 +383,17 @@ internal static partial class BodyCompiler
             il.Emit(OpCodes.Sub);
             il.Emit(OpCodes.Stloc, s.V);
         }
-
-        if (type == FastFieldType.UInt32)
-        {
-            il.Emit(OpCodes.Ldloc, s.V);
-            il.Emit(OpCodes.Ldc_I8, (long)uint.MaxValue);
-            il.Emit(OpCodes.Bgt_Un, slow); // D2, the cold block's to report
-        }
     }
 
-    /// <summary>A signed integer of one or two bytes into <see cref="State.V"/>; longer ones and overlong forms to <paramref name="slow"/>.</summary>
-    private static void EmitReadSigned(ILGenerator il, State s, bool nullable, Label nullValue, Label slow)
+    /// <summary>
+    /// A signed integer into <see cref="State.V"/>: one and two bytes inline, three to eight from one word
+    /// (<see cref="CompiledOps.WordSigned"/>); longer ones, overlong forms and int32 values out of range (when
+    /// <paramref name="int32"/>) to <paramref name="slow"/>.
+    /// </summary>
+    private static void EmitReadSigned(ILGenerator il, State s, bool nullable, Label nullValue, Label slow, bool int32 = false)
     {
         var two = il.DefineLabel();
+        var word = il.DefineLabel();
         var got = il.DefineLabel();
         LoadFirstByte(il, s, slow);
         il.Emit(OpCodes.Ldloc, s.B);
@@ -393,7 +413,7 @@ internal static partial class BodyCompiler
         BranchUnlessAvailable(il, s, 1, slow);
         LoadByteAt(il, s, 1);
         il.Emit(OpCodes.Ldc_I4, 0x80);
-        il.Emit(OpCodes.Blt_Un, slow);
+        il.Emit(OpCodes.Blt_Un, word);
         il.Emit(OpCodes.Ldloc, s.B);
         il.Emit(OpCodes.Conv_U8);
         il.Emit(OpCodes.Ldc_I4, 57);
@@ -416,6 +436,39 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Ldc_I8, 128L);
         il.Emit(OpCodes.Blt_Un, slow);
         Advance(il, s, 2);
+        il.Emit(OpCodes.Br, got);
+
+        // Three to eight bytes: value in the low 56 bits (sign at bit 55), length in the top 8 (0: not decoded here).
+        il.MarkLabel(word);
+        il.Emit(OpCodes.Ldloc, s.DataRef);
+        il.Emit(OpCodes.Ldloc, s.Len);
+        il.Emit(OpCodes.Ldloc, s.Pos);
+        il.Emit(OpCodes.Call, WordSignedOp);
+        il.Emit(OpCodes.Stloc, s.X);
+        il.Emit(OpCodes.Ldloc, s.X);
+        il.Emit(OpCodes.Brfalse, slow);
+        il.Emit(OpCodes.Ldloc, s.X);
+        il.Emit(OpCodes.Ldc_I4_8);
+        il.Emit(OpCodes.Shl);
+        il.Emit(OpCodes.Ldc_I4_8);
+        il.Emit(OpCodes.Shr);
+        il.Emit(OpCodes.Stloc, s.V);
+        if (int32)
+        {
+            il.Emit(OpCodes.Ldloc, s.V);
+            il.Emit(OpCodes.Ldloc, s.V);
+            il.Emit(OpCodes.Conv_I4);
+            il.Emit(OpCodes.Conv_I8);
+            il.Emit(OpCodes.Bne_Un, slow); // D2, the cold block's to report
+        }
+
+        il.Emit(OpCodes.Ldloc, s.Pos);
+        il.Emit(OpCodes.Ldloc, s.X);
+        il.Emit(OpCodes.Ldc_I4, 56);
+        il.Emit(OpCodes.Shr_Un);
+        il.Emit(OpCodes.Conv_I4);
+        il.Emit(OpCodes.Add);
+        il.Emit(OpCodes.Stloc, s.Pos);
 
         il.MarkLabel(got);
         if (nullable)
@@ -670,6 +723,12 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Ldloc, s.Dict);
         il.Emit(OpCodes.Call, ArrayReference);
         il.Emit(OpCodes.Stloc, s.DictRef);
+        il.Emit(OpCodes.Ldloc, s.Message);
+        il.Emit(OpCodes.Ldfld, MessageArena);
+        il.Emit(OpCodes.Stloc, s.Arena);
+        il.Emit(OpCodes.Ldarg_1);
+        il.Emit(OpCodes.Call, GetDictionaryBytes);
+        il.Emit(OpCodes.Stloc, s.DictBytes);
     }
 
     private static readonly MethodInfo SpanReference = typeof(MemoryMarshal).GetMethods(Static)

@@ -127,11 +127,16 @@ internal static partial class BodyCompiler
         public readonly LocalBuilder DataRef = il.DeclareLocal(typeof(byte).MakeByRefType()); // the input's first byte
         public readonly LocalBuilder Len = il.DeclareLocal(typeof(int)); // the input's length
         public readonly LocalBuilder DictRef = il.DeclareLocal(typeof(PreviousValue).MakeByRefType()); // the dictionary's first entry
+
         public readonly LocalBuilder At = il.DeclareLocal(typeof(int)); // the field's first byte
         public readonly LocalBuilder B = il.DeclareLocal(typeof(int)); // the integer's first byte
         public readonly LocalBuilder V = il.DeclareLocal(typeof(long)); // the value
         public readonly LocalBuilder W = il.DeclareLocal(typeof(long)); // a delta's base
         public readonly LocalBuilder X = il.DeclareLocal(typeof(long)); // a delta's sum; a packed word read
+        public readonly LocalBuilder Arena = il.DeclareLocal(typeof(byte[])); // the message's arena (BodyCompiler.Strings.cs)
+        public readonly LocalBuilder DictBytes = il.DeclareLocal(typeof(byte[][])); // the dictionary's string buffers
+        public readonly LocalBuilder Off = il.DeclareLocal(typeof(int)); // a string's arena offset
+        public readonly LocalBuilder Len1 = il.DeclareLocal(typeof(int)); // a string's length
 
         /// <summary>Rare paths, emitted after the method's last return so the hot code runs straight through.</summary>
         public readonly List<Action> Cold = [];
@@ -395,6 +400,13 @@ internal static partial class BodyCompiler
             if (EmitInline && IsEmittedInteger(f))
             {
                 EmitIntegerField(il, state, f, shift, fail);
+                shift = AfterOp(il, state, shift, BitsTaken(f));
+                continue;
+            }
+
+            if (EmitInline && IsEmittedString(f))
+            {
+                EmitStringField(il, state, f, shift, fail);
                 shift = AfterOp(il, state, shift, BitsTaken(f));
                 continue;
             }

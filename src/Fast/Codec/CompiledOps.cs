@@ -453,7 +453,7 @@ internal static class CompiledOps
     /// frame; no out parameter for the offset either (the caller's local would live in memory).
     /// </summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, byte[]? previous)
+    internal static int AppendWireAscii(FastMessage message, ReadOnlySpan<byte> data, int start, int maxLength, byte[]? previous)
     {
         byte[] arena = message.Arena;
         int offset = message.ArenaLength;
@@ -525,7 +525,7 @@ internal static class CompiledOps
 
     /// <summary>Copies a previous value into the message arena: its offset, or -1 when the arena is full.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    private static int AppendPrevious(FastMessage message, byte[] previous, int length)
+    internal static int AppendPrevious(FastMessage message, byte[] previous, int length)
     {
         byte[] arena = message.Arena;
         int offset = message.ArenaLength;
@@ -877,6 +877,40 @@ internal static class CompiledOps
                 x = ((x & 0x7F007F007F007F00UL) >> 1) | (x & 0x007F007F007F007FUL);
                 x = ((x & 0x3FFF00003FFF0000UL) >> 2) | (x & 0x00003FFF00003FFFUL);
                 x = ((x & 0x0FFFFFFF00000000UL) >> 4) | (x & 0x000000000FFFFFFFUL);
+                return x | ((ulong)(last + 1) << 56);
+            }
+        }
+
+        return 0;
+    }
+
+    /// <summary>
+    /// A signed integer of 3 to 8 bytes from one word, as <see cref="WordUnsigned"/>: the value in the low 56 bits
+    /// (two's complement, sign at bit 55), its length in the top 8, or 0 when it is not one this reads (no stop bit
+    /// in the word, too near the end of the data, or overlong).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal static ulong WordSigned(ref byte data, int length, int at)
+    {
+        if (BitConverter.IsLittleEndian && length >= sizeof(ulong) && (uint)at <= (uint)(length - sizeof(ulong)))
+        {
+            ulong word = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref data, (uint)at));
+            ulong stops = word & 0x8080808080808080UL;
+
+            // Overlong: a first byte of sign bits only (0x00 or 0x7F) whose next byte repeats the sign.
+            ulong head = word & 0x407FUL;
+            if (stops != 0 && head != 0 && head != 0x407FUL)
+            {
+                int last = System.Numerics.BitOperations.TrailingZeroCount(stops) >> 3;
+                int unused = 8 * (7 - last);
+                ulong x = System.Buffers.Binary.BinaryPrimitives.ReverseEndianness(word & (0x7F7F7F7F7F7F7F7FUL >> unused)) >> unused;
+                x = ((x & 0x7F007F007F007F00UL) >> 1) | (x & 0x007F007F007F007FUL);
+                x = ((x & 0x3FFF00003FFF0000UL) >> 2) | (x & 0x00003FFF00003FFFUL);
+                x = ((x & 0x0FFFFFFF00000000UL) >> 4) | (x & 0x000000000FFFFFFFUL);
+
+                // Sign-extend from the top bit of the 7 * (last + 1) read, to 56 bits.
+                int bits = 7 * (last + 1);
+                x = (ulong)((long)(x << (64 - bits)) >> (64 - bits)) & 0x00FF_FFFF_FFFF_FFFFUL;
                 return x | ((ulong)(last + 1) << 56);
             }
         }

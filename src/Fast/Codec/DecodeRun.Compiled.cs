@@ -30,6 +30,9 @@ internal ref partial struct DecodeRun<THandler>
 
     internal readonly byte[] DictionaryBytes(int slot) => _decoder.State.Bytes[slot]!;
 
+    /// <summary>The dictionary's string buffers by slot (null for slots that hold no string).</summary>
+    internal readonly byte[]?[] DictionaryByteArrays => _decoder.State.Bytes;
+
     internal FastMessage TargetMessage => Unsafe.As<THandler, FastMessageWriter>(ref _handler).Message;
 
     /// <summary>The first value slot of the current scope (capacity was checked when the scope was reserved).</summary>
