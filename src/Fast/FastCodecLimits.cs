@@ -8,8 +8,14 @@ public sealed record FastCodecLimits
 {
     public static FastCodecLimits Default { get; } = new();
 
-    /// <summary>Largest string or byte vector a dictionary keeps as a previous value (bytes).</summary>
-    public int MaxStringBytes { get; init; } = 1024;
+    /// <summary>Largest string or byte vector a dictionary keeps as a previous value (bytes; at least 1).</summary>
+    public int MaxStringBytes
+    {
+        get => _maxStringBytes;
+        init => _maxStringBytes = value >= 1 ? value : throw new ArgumentOutOfRangeException(nameof(MaxStringBytes), value, "must be at least 1");
+    }
+
+    private readonly int _maxStringBytes = 1024;
 
     /// <summary>Largest sequence length accepted from the wire (LimitExceeded beyond).</summary>
     public int MaxSequenceLength { get; init; } = 4096;

@@ -559,6 +559,14 @@ public sealed class CompiledDecoderTests
         }
     }
 
+    [Fact]
+    public void Dictionary_string_buffers_hold_at_least_one_byte()
+    {
+        // Compiled code writes a one-character previous value without a bounds check.
+        Assert.Throws<ArgumentOutOfRangeException>(() => new FastCodecLimits { MaxStringBytes = 0 });
+        Assert.Equal(1, new FastCodecLimits { MaxStringBytes = 1 }.MaxStringBytes);
+    }
+
     /// <summary>Decodes <paramref name="data"/> compiled and interpreted: same result, same error offset, same message when it decodes.</summary>
     private static bool DecodeAlike(TestCodec on, TestCodec off, byte[] data)
     {

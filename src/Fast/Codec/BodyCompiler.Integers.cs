@@ -725,10 +725,16 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Stloc, s.DictRef);
         il.Emit(OpCodes.Ldloc, s.Message);
         il.Emit(OpCodes.Ldfld, MessageArena);
-        il.Emit(OpCodes.Stloc, s.Arena);
+        il.Emit(OpCodes.Dup);
+        il.Emit(OpCodes.Ldlen);
+        il.Emit(OpCodes.Conv_I4);
+        il.Emit(OpCodes.Stloc, s.ArenaSize);
+        il.Emit(OpCodes.Call, ByteArrayReference);
+        il.Emit(OpCodes.Stloc, s.ArenaRef);
         il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetDictionaryBytes);
-        il.Emit(OpCodes.Stloc, s.DictBytes);
+        il.Emit(OpCodes.Call, ByteArraysReference);
+        il.Emit(OpCodes.Stloc, s.DictBytesRef);
     }
 
     private static readonly MethodInfo SpanReference = typeof(MemoryMarshal).GetMethods(Static)

@@ -175,31 +175,27 @@ internal static partial class BodyCompiler
         Int(il, 0x80);
         il.Emit(OpCodes.Ble_Un, longer);
         LoadArenaLength(il, s);
-        il.Emit(OpCodes.Ldloc, s.Arena);
-        il.Emit(OpCodes.Ldlen);
-        il.Emit(OpCodes.Conv_I4);
+        il.Emit(OpCodes.Stloc, s.Off);
+        il.Emit(OpCodes.Ldloc, s.Off);
+        il.Emit(OpCodes.Ldloc, s.ArenaSize);
         il.Emit(OpCodes.Bge_Un, slow); // the arena is full: the interpreter reports it
-        il.Emit(OpCodes.Ldloc, s.Arena);
-        LoadArenaLength(il, s);
+        ArenaByte(il, s);
         il.Emit(OpCodes.Ldloc, s.B);
         Int(il, 0x7F);
         il.Emit(OpCodes.And);
-        il.Emit(OpCodes.Stelem_I1);
+        il.Emit(OpCodes.Stind_I1);
         if (copy)
         {
-            DictionaryBytes(il, s, f.DictSlot);
-            il.Emit(OpCodes.Ldc_I4_0);
+            FirstDictionaryByte(il, s, f.DictSlot);
             il.Emit(OpCodes.Ldloc, s.B);
             Int(il, 0x7F);
             il.Emit(OpCodes.And);
-            il.Emit(OpCodes.Stelem_I1);
+            il.Emit(OpCodes.Stind_I1);
             PrevAddress(il, s, f.DictSlot);
             il.Emit(OpCodes.Ldc_I4_1);
             il.Emit(OpCodes.Stfld, PrevLength);
         }
 
-        LoadArenaLength(il, s);
-        il.Emit(OpCodes.Stloc, s.Off);
         StoreArenaLength(il, s, 1);
         Advance(il, s, 1);
         il.Emit(OpCodes.Ldc_I4_1);
@@ -271,18 +267,14 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Ldc_I4_1);
         il.Emit(OpCodes.Bne_Un, longer);
         LoadArenaLength(il, s);
-        il.Emit(OpCodes.Ldloc, s.Arena);
-        il.Emit(OpCodes.Ldlen);
-        il.Emit(OpCodes.Conv_I4);
-        il.Emit(OpCodes.Bge_Un, slow);
-        il.Emit(OpCodes.Ldloc, s.Arena);
-        LoadArenaLength(il, s);
-        DictionaryBytes(il, s, f.DictSlot);
-        il.Emit(OpCodes.Ldc_I4_0);
-        il.Emit(OpCodes.Ldelem_U1);
-        il.Emit(OpCodes.Stelem_I1);
-        LoadArenaLength(il, s);
         il.Emit(OpCodes.Stloc, s.Off);
+        il.Emit(OpCodes.Ldloc, s.Off);
+        il.Emit(OpCodes.Ldloc, s.ArenaSize);
+        il.Emit(OpCodes.Bge_Un, slow);
+        ArenaByte(il, s);
+        FirstDictionaryByte(il, s, f.DictSlot);
+        il.Emit(OpCodes.Ldind_U1);
+        il.Emit(OpCodes.Stind_I1);
         StoreArenaLength(il, s, 1);
         il.Emit(OpCodes.Br, stored);
 
@@ -320,23 +312,55 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Ldfld, MessageArenaLength);
     }
 
-    /// <summary>The arena grows by <paramref name="bytes"/> (from its length as it is now).</summary>
+    /// <summary>The arena's length becomes <see cref="State.Off"/> + <paramref name="bytes"/>.</summary>
     private static void StoreArenaLength(ILGenerator il, State s, int bytes)
     {
         il.Emit(OpCodes.Ldloc, s.Message);
-        LoadArenaLength(il, s);
+        il.Emit(OpCodes.Ldloc, s.Off);
         Int(il, bytes);
         il.Emit(OpCodes.Add);
         il.Emit(OpCodes.Stfld, MessageArenaLength);
     }
 
-    /// <summary>The dictionary entry's byte buffer (one per slot that holds strings, allocated with the decoder).</summary>
+    /// <summary>Pushes the address of the arena byte at <see cref="State.Off"/> (checked against the arena's size by the caller).</summary>
+    private static void ArenaByte(ILGenerator il, State s)
+    {
+        il.Emit(OpCodes.Ldloc, s.ArenaRef);
+        il.Emit(OpCodes.Ldloc, s.Off);
+        il.Emit(OpCodes.Conv_U);
+        il.Emit(OpCodes.Add);
+    }
+
+    /// <summary>
+    /// The dictionary entry's byte buffer (one per slot that holds strings, allocated with the decoder at
+    /// <see cref="FastCodecLimits.MaxStringBytes"/>; slots resolved at compile time: no bounds check).
+    /// </summary>
     private static void DictionaryBytes(ILGenerator il, State s, int dictSlot)
     {
-        il.Emit(OpCodes.Ldloc, s.DictBytes);
-        Int(il, dictSlot);
-        il.Emit(OpCodes.Ldelem_Ref);
+        il.Emit(OpCodes.Ldloc, s.DictBytesRef);
+        if (dictSlot > 0)
+        {
+            Int(il, dictSlot * IntPtr.Size);
+            il.Emit(OpCodes.Add);
+        }
+
+        il.Emit(OpCodes.Ldind_Ref);
     }
+
+    /// <summary>Pushes the address of the first byte of the dictionary entry's buffer (never empty: <see cref="FastCodecLimits.MaxStringBytes"/> is positive).</summary>
+    private static void FirstDictionaryByte(ILGenerator il, State s, int dictSlot)
+    {
+        DictionaryBytes(il, s, dictSlot);
+        il.Emit(OpCodes.Call, ByteArrayReference);
+    }
+
+    private static readonly MethodInfo ByteArrayReference = typeof(System.Runtime.InteropServices.MemoryMarshal).GetMethods(Static)
+        .Single(m => m.Name == nameof(System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference) && m.IsGenericMethodDefinition)
+        .MakeGenericMethod(typeof(byte));
+
+    private static readonly MethodInfo ByteArraysReference = typeof(System.Runtime.InteropServices.MemoryMarshal).GetMethods(Static)
+        .Single(m => m.Name == nameof(System.Runtime.InteropServices.MemoryMarshal.GetArrayDataReference) && m.IsGenericMethodDefinition)
+        .MakeGenericMethod(typeof(byte[]));
 
     /// <summary>The entry's state and type become assigned by a field of <paramref name="type"/> (its value is set by the caller).</summary>
     private static void SetAssigned(ILGenerator il, State s, int dictSlot, FastFieldType type)

@@ -133,8 +133,9 @@ internal static partial class BodyCompiler
         public readonly LocalBuilder V = il.DeclareLocal(typeof(long)); // the value
         public readonly LocalBuilder W = il.DeclareLocal(typeof(long)); // a delta's base
         public readonly LocalBuilder X = il.DeclareLocal(typeof(long)); // a delta's sum; a packed word read
-        public readonly LocalBuilder Arena = il.DeclareLocal(typeof(byte[])); // the message's arena (BodyCompiler.Strings.cs)
-        public readonly LocalBuilder DictBytes = il.DeclareLocal(typeof(byte[][])); // the dictionary's string buffers
+        public readonly LocalBuilder ArenaRef = il.DeclareLocal(typeof(byte).MakeByRefType()); // the message arena's first byte (BodyCompiler.Strings.cs)
+        public readonly LocalBuilder ArenaSize = il.DeclareLocal(typeof(int));
+        public readonly LocalBuilder DictBytesRef = il.DeclareLocal(typeof(byte[]).MakeByRefType()); // the dictionary's string buffers
         public readonly LocalBuilder Off = il.DeclareLocal(typeof(int)); // a string's arena offset
         public readonly LocalBuilder Len1 = il.DeclareLocal(typeof(int)); // a string's length
 
