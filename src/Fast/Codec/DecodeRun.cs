@@ -54,7 +54,16 @@ internal ref partial struct DecodeRun<THandler>
     private bool Segment(FastField? reference, int depth)
     {
         int start = _pos;
-        if (!ReadPmap(out var pm, out int pmapLength))
+        PresenceMap pm;
+        int pmapLength;
+        if ((uint)start < (uint)_data.Length && _data[start] >= 0x80)
+        {
+            // One byte, the usual case: no scan.
+            pm = PresenceMap.OneByte(_data[start], start + 1);
+            pmapLength = 1;
+            _pos = start + 1;
+        }
+        else if (!ReadPmap(out pm, out pmapLength))
         {
             return false;
         }

@@ -30,6 +30,18 @@ internal struct PresenceMap
         _end = end;
     }
 
+    /// <summary>A presence map of the one byte <paramref name="value"/> that ends at <paramref name="end"/> (the usual message map).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public static PresenceMap OneByte(byte value, int end)
+    {
+        PresenceMap pm;
+        pm._bits = (ulong)(value & 0x7F) << 57;
+        pm._available = 7;
+        pm._next = end;
+        pm._end = end;
+        return pm;
+    }
+
     /// <summary>Bits loaded when the map is read: a body that reads no more can use <see cref="NextLoaded()"/>.</summary>
     public const int MaxLoadedBits = 63;
 

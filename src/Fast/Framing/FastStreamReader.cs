@@ -1,4 +1,5 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
 using RapidFix.Fast.Codec;
 using RapidFix.Fast.Messages;
 
@@ -51,7 +52,7 @@ public ref struct FastStreamReader
     public FastResult ReadNext<THandler>(FastDecoder decoder, ref THandler handler)
         where THandler : struct, IFastDecodeHandler
     {
-        if (_pos >= _frameEnd)
+        if (_pos >= _frameEnd && !TryNextLittleEndianFrame())
         {
             var header = ReadHeader();
             if (!header.Ok)
@@ -82,6 +83,31 @@ public ref struct FastStreamReader
         return new FastResult(FastErrorCode.None, _pos, r.TemplateId);
     }
 
+    /// <summary>
+    /// The common case inline: a well-formed little-endian length prefix (anything else, and every error, is
+    /// <see cref="ReadHeader"/>'s).
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private bool TryNextLittleEndianFrame()
+    {
+        int pos = _pos;
+        if (_framing != FastFraming.LengthPrefixLittleEndian || _data.Length - pos < 4)
+        {
+            return false;
+        }
+
+        uint length = BinaryPrimitives.ReadUInt32LittleEndian(_data.Slice(pos, 4));
+        if (length == 0 || length > (uint)(_data.Length - pos - 4))
+        {
+            return false;
+        }
+
+        _pos = pos + 4;
+        _frameEnd = _pos + (int)length;
+        return true;
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
     private FastResult ReadHeader()
     {
         int remaining = _data.Length - _pos;

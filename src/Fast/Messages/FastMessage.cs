@@ -94,6 +94,9 @@ public sealed class FastMessage : IFieldAccessor
         Arena = new byte[Math.Max(1, capacity.ArenaBytes)];
     }
 
+    /// <summary>The decoding writer's stack of enclosing scope bases (<see cref="FastMessageWriter"/>).</summary>
+    internal readonly int[] ScopeBases = new int[FastMessageWriter.MaxDepth];
+
     /// <summary>The template of the message held, or null when empty.</summary>
     public FastTemplate? Template { get; private set; }
 
@@ -139,8 +142,13 @@ public sealed class FastMessage : IFieldAccessor
 
     internal bool TryBegin(FastTemplate template, bool clear = true)
     {
-        Template = template;
-        _constants = template.ConstantPool;
+        if (!ReferenceEquals(Template, template))
+        {
+            // Usually the previous message's template: no write barriers then.
+            Template = template;
+            _constants = template.ConstantPool;
+        }
+
         ValueCount = 0;
         ScopeCount = 0;
         ArenaLength = 0;

@@ -11,25 +11,23 @@ namespace RapidFix.Fast.Messages;
 /// </summary>
 public struct FastMessageWriter : IFastDecodeHandler
 {
-    private const int MaxDepth = 64;
+    internal const int MaxDepth = 64;
 
     private readonly FastMessage _message;
     private readonly FastValue[] _values;
+
+    // The enclosing scopes' bases live in the message (one array, allocated with it): a writer is made for every
+    // message decoded, and an inline stack would be zeroed each time.
+    private readonly int[] _stack;
     private int _base;
     private int _depth;
-    private InlineBases _stack;
 
     public FastMessageWriter(FastMessage message)
     {
         ArgumentNullException.ThrowIfNull(message);
         _message = message;
         _values = message.Values;
-    }
-
-    [InlineArray(MaxDepth)]
-    private struct InlineBases
-    {
-        private int _element0;
+        _stack = message.ScopeBases;
     }
 
     public bool OnMessageStart(FastTemplate template)
@@ -242,7 +240,7 @@ public struct FastMessageWriter : IFastDecodeHandler
     private void Push(int newBase)
     {
         // The decoder bounds nesting below MaxDepth, so the stack cannot overflow.
-        _stack[_depth & (MaxDepth - 1)] = _base;
+        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_stack), _depth & (MaxDepth - 1)) = _base; // MaxDepth entries
         _depth++;
         _base = newBase;
     }
@@ -251,6 +249,6 @@ public struct FastMessageWriter : IFastDecodeHandler
     private void Pop()
     {
         _depth--;
-        _base = _stack[_depth & (MaxDepth - 1)];
+        _base = Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_stack), _depth & (MaxDepth - 1));
     }
 }
