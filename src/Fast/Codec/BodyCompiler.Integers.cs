@@ -711,9 +711,23 @@ internal static partial class BodyCompiler
         }
     }
 
-    /// <summary>The input's first byte and length, and the dictionary's first entry, as plain locals for emitted fields.</summary>
-    private static void LoadRawState(ILGenerator il, State s)
+    /// <summary>
+    /// The input's first byte and length, the dictionary's first entry, and for emitted strings among
+    /// <paramref name="fields"/> the message arena and the dictionary's string buffers, as plain locals.
+    /// </summary>
+    private static void LoadRawState(ILGenerator il, State s, ReadOnlySpan<FastField> fields)
     {
+        bool strings = false;
+        bool copyStrings = false;
+        foreach (var f in fields)
+        {
+            if (EmitInline && IsEmittedString(f))
+            {
+                strings = true;
+                copyStrings |= f.Operator == FastOperator.Copy;
+            }
+        }
+
         il.Emit(OpCodes.Ldloc, s.Data);
         il.Emit(OpCodes.Call, SpanReference);
         il.Emit(OpCodes.Stloc, s.DataRef);
@@ -723,18 +737,25 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Ldloc, s.Dict);
         il.Emit(OpCodes.Call, ArrayReference);
         il.Emit(OpCodes.Stloc, s.DictRef);
-        il.Emit(OpCodes.Ldloc, s.Message);
-        il.Emit(OpCodes.Ldfld, MessageArena);
-        il.Emit(OpCodes.Dup);
-        il.Emit(OpCodes.Ldlen);
-        il.Emit(OpCodes.Conv_I4);
-        il.Emit(OpCodes.Stloc, s.ArenaSize);
-        il.Emit(OpCodes.Call, ByteArrayReference);
-        il.Emit(OpCodes.Stloc, s.ArenaRef);
-        il.Emit(OpCodes.Ldarg_1);
-        il.Emit(OpCodes.Call, GetDictionaryBytes);
-        il.Emit(OpCodes.Call, ByteArraysReference);
-        il.Emit(OpCodes.Stloc, s.DictBytesRef);
+        if (strings)
+        {
+            il.Emit(OpCodes.Ldloc, s.Message);
+            il.Emit(OpCodes.Ldfld, MessageArena);
+            il.Emit(OpCodes.Dup);
+            il.Emit(OpCodes.Ldlen);
+            il.Emit(OpCodes.Conv_I4);
+            il.Emit(OpCodes.Stloc, s.ArenaSize);
+            il.Emit(OpCodes.Call, ByteArrayReference);
+            il.Emit(OpCodes.Stloc, s.ArenaRef);
+        }
+
+        if (copyStrings)
+        {
+            il.Emit(OpCodes.Ldarg_1);
+            il.Emit(OpCodes.Call, GetDictionaryBytes);
+            il.Emit(OpCodes.Call, ByteArraysReference);
+            il.Emit(OpCodes.Stloc, s.DictBytesRef);
+        }
     }
 
     private static readonly MethodInfo SpanReference = typeof(MemoryMarshal).GetMethods(Static)

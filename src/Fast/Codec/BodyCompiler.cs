@@ -162,7 +162,7 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Stloc, state.Pm);
         il.Emit(OpCodes.Ldarg_3);
         il.Emit(OpCodes.Stloc, state.Depth);
-        LoadRunState(il, state);
+        LoadRunState(il, state, body.Instructions.AsSpan(0, Math.Min(body.Instructions.Length, PartLength)));
         if (body.Instructions.Length > 0)
         {
             il.Emit(OpCodes.Ldarg_1);
@@ -213,7 +213,7 @@ internal static partial class BodyCompiler
 
         il.Emit(OpCodes.Ldarg_S, (byte)4);
         il.Emit(OpCodes.Stloc, state.Depth);
-        LoadRunState(il, state);
+        LoadRunState(il, state, body.Instructions.AsSpan(0, Math.Min(body.Instructions.Length, PartLength)));
         il.Emit(OpCodes.Ldarg_2);
         il.Emit(OpCodes.Stloc, entryBase);
         il.Emit(OpCodes.Ldarg_3);
@@ -285,7 +285,7 @@ internal static partial class BodyCompiler
     }
 
     /// <summary>Read position, input, dictionary and message from the run (argument 1) into locals.</summary>
-    private static void LoadRunState(ILGenerator il, State state)
+    private static void LoadRunState(ILGenerator il, State state, ReadOnlySpan<FastField> fields)
     {
         il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetPosition);
@@ -299,7 +299,7 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetMessage);
         il.Emit(OpCodes.Stloc, state.Message);
-        LoadRawState(il, state);
+        LoadRawState(il, state, fields);
     }
 
     /// <summary>
@@ -358,7 +358,7 @@ internal static partial class BodyCompiler
         var fail = il.DefineLabel();
         il.Emit(OpCodes.Ldarg_3);
         il.Emit(OpCodes.Stloc, state.Depth);
-        LoadRunState(il, state);
+        LoadRunState(il, state, body.Instructions.AsSpan(from, to - from));
         il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Call, GetPmWindow);
         il.Emit(OpCodes.Stloc, state.Pm);

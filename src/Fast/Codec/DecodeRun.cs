@@ -56,21 +56,27 @@ internal ref partial struct DecodeRun<THandler>
         int start = _pos;
         PresenceMap pm;
         int pmapLength;
+        bool idBit;
         if ((uint)start < (uint)_data.Length && _data[start] >= 0x80)
         {
-            // One byte, the usual case: no scan.
-            pm = PresenceMap.OneByte(_data[start], start + 1);
+            // One byte, the usual case: no scan, and no R8 check (a template needs at least the identifier's bit).
+            idBit = (_data[start] & 0x40) != 0;
+            pm = PresenceMap.OneByteAfterFirstBit(_data[start], start + 1);
             pmapLength = 1;
             _pos = start + 1;
         }
-        else if (!ReadPmap(out pm, out pmapLength))
+        else if (ReadPmap(out pm, out pmapLength))
+        {
+            idBit = pm.Next(_data);
+        }
+        else
         {
             return false;
         }
 
         var state = _decoder.State;
         uint tid;
-        if (pm.Next(_data))
+        if (idBit)
         {
             int at = _pos;
             if (!ReadUnsigned(out ulong raw, out bool carry))
@@ -102,7 +108,7 @@ internal ref partial struct DecodeRun<THandler>
             return Fail(FastErrorCode.D9, start);
         }
 
-        if (_decoder.Strict && pmapLength > (template.Body.PmapBits + 7) / 7)
+        if (pmapLength > 1 && _decoder.Strict && pmapLength > (template.Body.PmapBits + 7) / 7)
         {
             return Fail(FastErrorCode.R8, start);
         }

@@ -30,13 +30,16 @@ internal struct PresenceMap
         _end = end;
     }
 
-    /// <summary>A presence map of the one byte <paramref name="value"/> that ends at <paramref name="end"/> (the usual message map).</summary>
+    /// <summary>
+    /// A presence map of the one byte <paramref name="value"/> that ends at <paramref name="end"/> (the usual message
+    /// map), its first bit (the template identifier's) already read.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static PresenceMap OneByte(byte value, int end)
+    public static PresenceMap OneByteAfterFirstBit(byte value, int end)
     {
         PresenceMap pm;
-        pm._bits = (ulong)(value & 0x7F) << 57;
-        pm._available = 7;
+        pm._bits = (ulong)(value & 0x3F) << 58;
+        pm._available = 6;
         pm._next = end;
         pm._end = end;
         return pm;
