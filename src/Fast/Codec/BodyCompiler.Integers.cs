@@ -90,14 +90,9 @@ internal static partial class BodyCompiler
         {
             var e = f.Exponent!;
             var m = f.Mantissa!;
-            EmitIntOperation(il, s, new IntOperation(e.Operator, FastFieldType.Int32, f.IsOptional, e.Nullable, e.UsesPmapBit, e.DictSlot, e.HasInitial, e.InitialInt), shift, absent, slow);
-
-            // R1 (exponent outside [-63, 63]) is the cold block's to report.
-            il.Emit(OpCodes.Ldloc, s.V);
-            il.Emit(OpCodes.Ldc_I8, 63L);
-            il.Emit(OpCodes.Add);
-            il.Emit(OpCodes.Ldc_I8, 126L);
-            il.Emit(OpCodes.Bgt_Un, slow);
+            // An exponent read from the wire outside [-63, 63] is R1, the cold block's to report (the template's
+            // initial value was checked when it was loaded).
+            EmitIntOperation(il, s, new IntOperation(e.Operator, FastFieldType.Int32, f.IsOptional, e.Nullable, e.UsesPmapBit, e.DictSlot, e.HasInitial, e.InitialInt), shift, absent, slow, exponent: true);
             SlotAddress(il, s, f.Slot);
             il.Emit(OpCodes.Ldloc, s.V);
             il.Emit(OpCodes.Conv_I4);
@@ -158,12 +153,12 @@ internal static partial class BodyCompiler
     /// One integer operation: falls through with the value in <see cref="State.V"/> (dictionary already updated),
     /// or branches to <paramref name="absent"/> (dictionary updated) or to <paramref name="slow"/> (nothing stored).
     /// </summary>
-    private static void EmitIntOperation(ILGenerator il, State s, IntOperation op, int shift, Label absent, Label slow)
+    private static void EmitIntOperation(ILGenerator il, State s, IntOperation op, int shift, Label absent, Label slow, bool exponent = false)
     {
         switch (op.Op)
         {
             case FastOperator.None:
-                EmitRead(il, s, op.Type, op.Nullable, absent, slow);
+                EmitRead(il, s, op.Type, op.Nullable, absent, slow, exponent);
                 break;
 
             case FastOperator.Constant:
@@ -180,7 +175,7 @@ internal static partial class BodyCompiler
                     var fromTemplate = il.DefineLabel();
                     var done = il.DefineLabel();
                     BranchIfBitClear(il, s, shift, fromTemplate);
-                    EmitRead(il, s, op.Type, op.Nullable, absent, slow);
+                    EmitRead(il, s, op.Type, op.Nullable, absent, slow, exponent);
                     il.Emit(OpCodes.Br, done);
                     il.MarkLabel(fromTemplate);
                     if (op.HasInitial)
@@ -259,30 +254,30 @@ internal static partial class BodyCompiler
                     // A NULL delta leaves the dictionary as it is.
                     EmitReadSigned(il, s, op.Nullable, absent, slow);
                     var undefined = il.DefineLabel();
-                    var add = il.DefineLabel();
+                    var done = il.DefineLabel();
                     BranchUnlessAssigned(il, s, op.DictSlot, op.Type, undefined);
+
+                    // Assigned by this type: only the value changes.
                     PrevAddress(il, s, op.DictSlot);
                     il.Emit(OpCodes.Ldfld, PrevInt);
                     il.Emit(OpCodes.Stloc, s.W);
-                    il.Emit(OpCodes.Br, add);
+                    EmitDeltaSum(il, s, op.Type, slow);
+                    PrevAddress(il, s, op.DictSlot);
+                    il.Emit(OpCodes.Ldloc, s.V);
+                    il.Emit(OpCodes.Stfld, PrevInt);
+                    il.Emit(OpCodes.Br, done);
 
-                    // Undefined: the base is the initial value or 0; empty, or assigned by another type: cold.
+                    // Undefined: the base is the initial value or 0, and the entry becomes assigned; empty, or
+                    // assigned by another type: cold.
                     il.MarkLabel(undefined);
                     PrevAddress(il, s, op.DictSlot);
                     il.Emit(OpCodes.Ldfld, PrevState);
                     il.Emit(OpCodes.Brtrue, slow);
                     il.Emit(OpCodes.Ldc_I8, op.HasInitial ? op.Initial : 0L);
                     il.Emit(OpCodes.Stloc, s.W);
-
-                    il.MarkLabel(add);
-                    il.Emit(OpCodes.Ldloc, s.W);
-                    il.Emit(OpCodes.Ldloc, s.V);
-                    il.Emit(OpCodes.Add);
-                    il.Emit(OpCodes.Stloc, s.X);
-                    BranchIfSumOutOfRange(il, s, op.Type, slow);
-                    il.Emit(OpCodes.Ldloc, s.X);
-                    il.Emit(OpCodes.Stloc, s.V);
+                    EmitDeltaSum(il, s, op.Type, slow);
                     AssignPrevious(il, s, op.DictSlot, op.Type);
+                    il.MarkLabel(done);
                     break;
                 }
 
@@ -291,8 +286,20 @@ internal static partial class BodyCompiler
         }
     }
 
+    /// <summary>Base <see cref="State.W"/> + delta <see cref="State.V"/> into <see cref="State.V"/>, to <paramref name="slow"/> out of the type's range.</summary>
+    private static void EmitDeltaSum(ILGenerator il, State s, FastFieldType type, Label slow)
+    {
+        il.Emit(OpCodes.Ldloc, s.W);
+        il.Emit(OpCodes.Ldloc, s.V);
+        il.Emit(OpCodes.Add);
+        il.Emit(OpCodes.Stloc, s.X);
+        BranchIfSumOutOfRange(il, s, type, slow);
+        il.Emit(OpCodes.Ldloc, s.X);
+        il.Emit(OpCodes.Stloc, s.V);
+    }
+
     /// <summary>An integer of <paramref name="type"/> on the wire into <see cref="State.V"/>, NULL to <paramref name="nullValue"/>.</summary>
-    private static void EmitRead(ILGenerator il, State s, FastFieldType type, bool nullable, Label nullValue, Label slow)
+    private static void EmitRead(ILGenerator il, State s, FastFieldType type, bool nullable, Label nullValue, Label slow, bool exponent = false)
     {
         if (type is FastFieldType.UInt32 or FastFieldType.UInt64)
         {
@@ -301,6 +308,14 @@ internal static partial class BodyCompiler
         else
         {
             EmitReadSigned(il, s, nullable, nullValue, slow, int32: type == FastFieldType.Int32);
+            if (exponent)
+            {
+                il.Emit(OpCodes.Ldloc, s.V);
+                il.Emit(OpCodes.Ldc_I8, 63L);
+                il.Emit(OpCodes.Add);
+                il.Emit(OpCodes.Ldc_I8, 126L);
+                il.Emit(OpCodes.Bgt_Un, slow);
+            }
         }
     }
 
