@@ -560,6 +560,29 @@ public sealed class CompiledDecoderTests
     }
 
     [Fact]
+    public void Stop_bit_groups_join_alike_with_and_without_pext()
+    {
+        // Word reads join 7-bit groups with PEXT where it is fast and pairwise elsewhere: both must give the value a
+        // byte-by-byte loop gives, whichever this machine uses.
+        var random = new Random(19);
+        for (int i = 0; i < 100_000; i++)
+        {
+            ulong x = (ulong)random.NextInt64() & 0x7F7F7F7F7F7F7F7FUL;
+            ulong expected = 0;
+            for (int b = 7; b >= 0; b--)
+            {
+                expected = (expected << 7) | ((x >> (8 * b)) & 0x7F);
+            }
+
+            Assert.Equal(expected, CompiledOps.JoinGroupsPairwise(x));
+            if (System.Runtime.Intrinsics.X86.Bmi2.X64.IsSupported)
+            {
+                Assert.Equal(expected, System.Runtime.Intrinsics.X86.Bmi2.X64.ParallelBitExtract(x, 0x7F7F7F7F7F7F7F7FUL));
+            }
+        }
+    }
+
+    [Fact]
     public void Dictionary_string_buffers_hold_at_least_one_byte()
     {
         // Compiled code writes a one-character previous value without a bounds check.
