@@ -396,7 +396,7 @@ public sealed class CompiledDecoderTests
 
     /// <summary>
     /// Every ASCII string operator the compiler emits as IL (none, constant, default with and without a value, copy
-    /// with and without one), mandatory and optional, against the interpreter: NULLs, empty strings, "\0", one
+    /// with and without one), mandatory and optional, and byte vectors, against the interpreter: NULLs, empty strings, "\0", one
     /// character, longer strings (past the 8-byte word copy too), missing stop bits, and a message arena that fills
     /// up (the interpreter then reports the capacity error), in streams that carry the dictionary across messages.
     /// </summary>
@@ -418,17 +418,24 @@ public sealed class CompiledDecoderTests
         }
 
         templates.Append("</template>");
+
+        // Byte vectors share the emitted template and previous-value paths; their wire values are interpreted.
+        templates.Append("<template name=\"V\" id=\"31\"><byteVector name=\"v1\" id=\"101\"/><byteVector name=\"v2\" id=\"102\" presence=\"optional\"><copy/></byteVector>");
+        templates.Append("<byteVector name=\"v3\" id=\"103\"><constant value=\"4142\"/></byteVector><byteVector name=\"v4\" id=\"104\" presence=\"optional\"><default/></byteVector>");
+        templates.Append("<byteVector name=\"v5\" id=\"105\"><copy/></byteVector></template>");
         var capacity = new FastMessageCapacity { ArenaBytes = arenaBytes };
         var on = new TestCodec(templates.ToString());
         var off = new TestCodec(templates.ToString(), new FastCodecLimits { CompileTemplates = false });
         Assert.NotNull(on.Templates.Find("S")!.Body.Compiled);
+        Assert.NotNull(on.Templates.Find("V")!.Body.Compiled);
         var a = new FastMessage(capacity);
         var b = new FastMessage(capacity);
-        int bits = on.Templates.Find("S")!.Body.PmapBits + 1;
         var random = new Random(17);
         var codes = new Dictionary<FastErrorCode, int>();
         for (int i = 0; i < 30_000; i++)
         {
+            bool vectors = random.Next(4) == 0;
+            int bits = on.Templates.Find(vectors ? "V" : "S")!.Body.PmapBits + 1;
             var bytes = new List<byte>();
             for (int k = 0; k < (bits + 6) / 7; k++)
             {
@@ -438,11 +445,24 @@ public sealed class CompiledDecoderTests
             }
 
             bytes[^1] |= 0x80;
-            bytes.Add(0x80 | 30);
+            bytes.Add((byte)(vectors ? 0x80 | 31 : 0x80 | 30));
             int count = random.Next(2, 16);
             for (int k = 0; k < count; k++)
             {
-                AppendRandomString(bytes, random);
+                if (vectors)
+                {
+                    // A length (nullable for optional fields), then that many bytes.
+                    int length = random.Next(0, 6);
+                    bytes.Add((byte)(0x80 | length));
+                    for (int n = 0; n < length; n++)
+                    {
+                        bytes.Add((byte)random.Next(256));
+                    }
+                }
+                else
+                {
+                    AppendRandomString(bytes, random);
+                }
             }
 
             var x = on.Decoder.Decode(bytes.ToArray(), a);

@@ -31,8 +31,6 @@ internal static partial class BodyCompiler
     private static readonly MethodInfo FieldSlowOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.FieldSlow), Static)!;
     private static readonly MethodInfo WordUnsignedOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.WordUnsigned), Static)!;
     private static readonly MethodInfo WordSignedOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.WordSigned), Static)!;
-    // TEMP A/B switch
-    private static readonly bool EmitInline = Environment.GetEnvironmentVariable("RAPIDFIX_NO_INLINE") is null;
     private static readonly int ValueSize = Unsafe.SizeOf<FastValue>();
     private static readonly int PrevSize = Unsafe.SizeOf<PreviousValue>();
 
@@ -164,7 +162,7 @@ internal static partial class BodyCompiler
             case FastOperator.Constant:
                 if (op.Optional)
                 {
-                    BranchIfBitClear(il, s, shift, absent);
+                    BranchIfBitClear(il, s, op.UsesBit, shift, absent);
                 }
 
                 SetV(il, s, op.Initial);
@@ -174,7 +172,7 @@ internal static partial class BodyCompiler
                 {
                     var fromTemplate = il.DefineLabel();
                     var done = il.DefineLabel();
-                    BranchIfBitClear(il, s, shift, fromTemplate);
+                    BranchIfBitClear(il, s, op.UsesBit, shift, fromTemplate);
                     EmitRead(il, s, op.Type, op.Nullable, absent, slow, exponent);
                     il.Emit(OpCodes.Br, done);
                     il.MarkLabel(fromTemplate);
@@ -196,7 +194,7 @@ internal static partial class BodyCompiler
                 {
                     var previous = il.DefineLabel();
                     var done = il.DefineLabel();
-                    BranchIfBitClear(il, s, shift, previous);
+                    BranchIfBitClear(il, s, op.UsesBit, shift, previous);
 
                     // On the wire: the new previous value (a NULL empties it).
                     var nullValue = il.DefineLabel();
@@ -554,6 +552,22 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Stloc, s.V);
     }
 
+    /// <summary>
+    /// To <paramref name="clear"/> when the operation has no presence bit (<paramref name="usesBit"/> false: it reads
+    /// as clear, as in the interpreter) or its bit is 0.
+    /// </summary>
+    private static void BranchIfBitClear(ILGenerator il, State s, bool usesBit, int shift, Label clear)
+    {
+        if (usesBit)
+        {
+            BranchIfBitClear(il, s, shift, clear);
+        }
+        else
+        {
+            il.Emit(OpCodes.Br, clear);
+        }
+    }
+
     /// <summary>To <paramref name="clear"/> when the presence bit <paramref name="shift"/> bits into the loaded window is 0.</summary>
     private static void BranchIfBitClear(ILGenerator il, State s, int shift, Label clear)
     {
@@ -736,7 +750,7 @@ internal static partial class BodyCompiler
         bool copyStrings = false;
         foreach (var f in fields)
         {
-            if (EmitInline && IsEmittedString(f))
+            if (IsEmittedString(f))
             {
                 strings = true;
                 copyStrings |= f.Operator == FastOperator.Copy;

@@ -6,7 +6,7 @@ using RapidFix.Fast.Templates;
 namespace RapidFix.Fast.Codec;
 
 /// <summary>
-/// ASCII string fields emitted as IL, like the integers (BodyCompiler.Integers.cs): constant and default values
+/// ASCII string (and byte vector) fields emitted as IL, like the integers (BodyCompiler.Integers.cs): constant and default values
 /// are stored as references into the template's constant pool, one-character strings (nearly all of them in
 /// market data) are appended to the message arena inline, longer ones with <see cref="CompiledOps.AppendWireAscii"/>.
 /// Everything else (empty strings, "\0", overlong forms, a previous value that is not assigned, a full arena,
@@ -24,9 +24,12 @@ internal static partial class BodyCompiler
     private static readonly MethodInfo AppendWireAsciiOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.AppendWireAscii), Static)!;
     private static readonly MethodInfo AppendPreviousOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.AppendPrevious), Static)!;
 
-    /// <summary>Fields <see cref="EmitStringField"/> emits.</summary>
+    /// <summary>
+    /// Fields <see cref="EmitStringField"/> emits: ASCII strings, and byte vectors, whose values on the wire (a length,
+    /// then the bytes) always go to the cold block; their template and previous values are handled alike.
+    /// </summary>
     private static bool IsEmittedString(FastField f) =>
-        f.Code == Opcode.Ascii && f.Operator is FastOperator.None or FastOperator.Constant or FastOperator.Default or FastOperator.Copy;
+        f.Code is Opcode.Ascii or Opcode.Bytes && f.Operator is FastOperator.None or FastOperator.Constant or FastOperator.Default or FastOperator.Copy;
 
     /// <summary>An ASCII string field whose presence bit (if any) is the bit at <paramref name="shift"/> in the loaded window.</summary>
     private static void EmitStringField(ILGenerator il, State s, FastField f, int shift, Label fail)
@@ -48,7 +51,7 @@ internal static partial class BodyCompiler
             case FastOperator.Constant:
                 if (f.IsOptional)
                 {
-                    BranchIfBitClear(il, s, shift, absent);
+                    BranchIfBitClear(il, s, f.UsesPmapBit, shift, absent);
                 }
 
                 StoreTemplateString(il, s, f);
@@ -57,7 +60,7 @@ internal static partial class BodyCompiler
             case FastOperator.Default:
                 {
                     var fromTemplate = il.DefineLabel();
-                    BranchIfBitClear(il, s, shift, fromTemplate);
+                    BranchIfBitClear(il, s, f.UsesPmapBit, shift, fromTemplate);
                     EmitWireString(il, s, f, absent, slow, copy: false);
                     il.Emit(OpCodes.Br, end);
                     il.MarkLabel(fromTemplate);
@@ -76,7 +79,7 @@ internal static partial class BodyCompiler
             case FastOperator.Copy:
                 {
                     var previous = il.DefineLabel();
-                    BranchIfBitClear(il, s, shift, previous);
+                    BranchIfBitClear(il, s, shift, previous); // a copy always reads its bit (BitsTaken)
                     EmitWireString(il, s, f, absent, slow, copy: true);
                     il.Emit(OpCodes.Br, end);
                     il.MarkLabel(previous);
@@ -149,6 +152,12 @@ internal static partial class BodyCompiler
     /// </summary>
     private static void EmitWireString(ILGenerator il, State s, FastField f, Label absent, Label slow, bool copy)
     {
+        if (f.Code == Opcode.Bytes)
+        {
+            il.Emit(OpCodes.Br, slow);
+            return;
+        }
+
         var longer = il.DefineLabel();
         var stored = il.DefineLabel();
         LoadFirstByte(il, s, slow);

@@ -42,15 +42,7 @@ internal static partial class BodyCompiler
     private static readonly MethodInfo GetLoadedBits = typeof(PresenceMap).GetProperty(nameof(PresenceMap.LoadedBits))!.GetMethod!;
     private static readonly MethodInfo SetLoadedBits = typeof(PresenceMap).GetProperty(nameof(PresenceMap.LoadedBits))!.SetMethod!;
     private static readonly MethodInfo IntOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.Int), Static)!;
-    private static readonly MethodInfo IntNoneOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.IntNone), Static)!;
-    private static readonly MethodInfo IntConstantOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.IntConstant), Static)!;
-    private static readonly MethodInfo IntDefaultOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.IntDefault), Static)!;
-    private static readonly MethodInfo IntCopyOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.IntCopy), Static)!;
-    private static readonly MethodInfo IntDeltaOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.IntDelta), Static)!;
     private static readonly MethodInfo SplitDecimalOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.SplitDecimal), Static)!;
-    private static readonly MethodInfo BytesInitialOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesInitial), Static)!;
-    private static readonly MethodInfo BytesNoneOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesNone), Static)!;
-    private static readonly MethodInfo BytesCopyOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.BytesCopy), Static)!;
     private static readonly MethodInfo OtherOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.Other), Static)!;
     private static readonly MethodInfo SequenceStartOp = typeof(CompiledOps).GetMethod(nameof(CompiledOps.SequenceStart), Static)!;
     private static readonly MethodInfo FirstEntryBase = RunType.GetMethod(nameof(DecodeRun<FastMessageWriter>.FirstEntryBase), Instance)!;
@@ -311,7 +303,7 @@ internal static partial class BodyCompiler
     /// unsplit: 2,937 / 2,929). Before, parts of 8 cured the .NET 8 JIT's inlining budget cliff, which emitted
     /// fields no longer meet.
     /// </summary>
-    private static readonly int PartLength = Environment.GetEnvironmentVariable("RAPIDFIX_PART") is { } p ? int.Parse(p) : 64;
+    private const int PartLength = 64;
 
     /// <summary>The body's instructions: the first <see cref="PartLength"/> here, each further part as a call of a method of its own.</summary>
     private static void EmitInstructions(ILGenerator il, FastGroupBody body, State state, Label fail, Dictionary<FastGroupBody, DynamicMethod> entries)
@@ -390,7 +382,6 @@ internal static partial class BodyCompiler
         var data = state.Data;
         var dict = state.Dict;
         var scope = state.Scope;
-        var message = state.Message;
 
         // Which bit each operation reads is known here, not only at run time: the window stays as loaded and each
         // operation gets its own copy shifted by the bits taken before it (a constant), so per presence bit the
@@ -398,14 +389,14 @@ internal static partial class BodyCompiler
         int shift = 0;
         foreach (var f in body.Instructions.AsSpan(from, to - from))
         {
-            if (EmitInline && IsEmittedInteger(f))
+            if (IsEmittedInteger(f))
             {
                 EmitIntegerField(il, state, f, shift, fail);
                 shift = AfterOp(il, state, shift, BitsTaken(f));
                 continue;
             }
 
-            if (EmitInline && IsEmittedString(f))
+            if (IsEmittedString(f))
             {
                 EmitStringField(il, state, f, shift, fail);
                 shift = AfterOp(il, state, shift, BitsTaken(f));
@@ -439,7 +430,7 @@ internal static partial class BodyCompiler
                     Int(il, f.DictSlot);
                     Bool(il, f.HasInitial);
                     il.Emit(OpCodes.Ldc_I8, f.InitialInt);
-                    il.Emit(OpCodes.Call, IntOperatorOp(f.Operator));
+                    il.Emit(OpCodes.Call, IntOp);
                     break;
 
                 case Opcode.SplitDecimal:
@@ -459,41 +450,6 @@ internal static partial class BodyCompiler
                     Bool(il, m.HasInitial);
                     il.Emit(OpCodes.Ldc_I8, m.InitialInt);
                     il.Emit(OpCodes.Call, SplitDecimalOp);
-                    break;
-
-                case Opcode.Ascii or Opcode.Bytes when f.Operator is FastOperator.Constant or FastOperator.Default:
-                    il.Emit(OpCodes.Ldloc, message);
-                    Int(il, f.Slot);
-                    Int(il, f.Index);
-                    Bool(il, f.Code == Opcode.Ascii);
-                    Int(il, (int)f.Operator);
-                    Bool(il, f.IsOptional);
-                    Bool(il, f.Nullable);
-                    Bool(il, f.UsesPmapBit);
-                    Bool(il, f.HasInitial);
-                    Int(il, f.InitialPoolOffset);
-                    Int(il, f.InitialBytes.Length);
-                    il.Emit(OpCodes.Call, BytesInitialOp);
-                    break;
-
-                case Opcode.Ascii or Opcode.Bytes when f.Operator == FastOperator.None:
-                    il.Emit(OpCodes.Ldloc, message);
-                    Int(il, f.Slot);
-                    Int(il, f.Index);
-                    Bool(il, f.Code == Opcode.Ascii);
-                    Bool(il, f.Nullable);
-                    il.Emit(OpCodes.Call, BytesNoneOp);
-                    break;
-
-                case Opcode.Ascii or Opcode.Bytes when f.Operator == FastOperator.Copy:
-                    il.Emit(OpCodes.Ldloc, message);
-                    Int(il, f.Slot);
-                    Int(il, f.Index);
-                    Bool(il, f.Code == Opcode.Ascii);
-                    Bool(il, f.Nullable);
-                    Int(il, (int)f.Type);
-                    Int(il, f.DictSlot);
-                    il.Emit(OpCodes.Call, BytesCopyOp);
                     break;
 
                 default:
@@ -613,17 +569,6 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Stloc, state.Pos);
         il.MarkLabel(done);
     }
-
-    /// <summary>The integer operation for <paramref name="op"/>: its own method where there is one (see <see cref="CompiledOps.IntNone"/>).</summary>
-    private static MethodInfo IntOperatorOp(FastOperator op) => op switch
-    {
-        FastOperator.None => IntNoneOp,
-        FastOperator.Constant => IntConstantOp,
-        FastOperator.Default => IntDefaultOp,
-        FastOperator.Copy or FastOperator.Increment => IntCopyOp,
-        FastOperator.Delta => IntDeltaOp,
-        _ => IntOp,
-    };
 
     private static void Int(ILGenerator il, int value) => il.Emit(OpCodes.Ldc_I4, value);
 

@@ -7,15 +7,16 @@ using RapidFix.Fast.Templates;
 namespace RapidFix.Fast.Codec;
 
 /// <summary>
-/// The operations compiled template bodies call, one per instruction, with the instruction's properties as
-/// constants. The hot state (read position, presence map, the scope's first slot) lives in the compiled method's
-/// locals and is passed by reference to these always-inlined methods, so the JIT keeps it in registers; only
-/// rare paths (long integers, special string forms, structure, errors) call out, through
-/// <see cref="DecodeRun{THandler}"/>, with the position handed over and taken back.
+/// What compiled template bodies call for the work not emitted as IL (BodyCompiler.Integers.cs and .Strings.cs
+/// emit integers, decimals and strings themselves): the general integer and split-decimal operation of the fields'
+/// cold paths (<see cref="FieldSlow"/>), a sequence's length and start, entry presence maps, instructions left to
+/// the interpreter (<see cref="Other"/>), string appends, and stop-bit integers read from one word. The hot state
+/// (read position, presence map window, the scope's first slot) stays in the compiled method's locals; rare paths
+/// call out through <see cref="DecodeRun{THandler}"/> with the position handed over and taken back.
 /// </summary>
 /// <remarks>
-/// The rules are the interpreter's (<see cref="DecodeRun{THandler}"/>); the differential tests decode the corpus
-/// and mutated packets both ways and require identical results.
+/// The rules are the interpreter's (<see cref="DecodeRun{THandler}"/>); the differential tests decode the corpus,
+/// mutated packets and random messages for every emitted operator both ways and require identical results.
 /// </remarks>
 internal static class CompiledOps
 {
@@ -23,14 +24,7 @@ internal static class CompiledOps
     private const int Absent = 1;
     private const int Failed = -1;
 
-    /// <summary>
-    /// The depth handed to the interpreter for a string: only structure (sequences, groups, template references)
-    /// reads it, so string operations do not take the body's depth, which then stays out of the long entry
-    /// methods that have no structure inside and leaves them one more register.
-    /// </summary>
-    private const int StringDepth = 0;
-
-    /// <summary>An integer field with any operator (the compiler picks the operator's own method where there is one).</summary>
+    /// <summary>An integer field with any operator, by the general rules (the cold path of emitted integer fields).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public static bool Int(
         ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
@@ -38,60 +32,6 @@ internal static class CompiledOps
     {
         bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
         return IntInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
-    }
-
-    // One method per integer operator, with Int's parameters: the JIT charges its inlining budget by the IL size of
-    // each inlined method, whatever the constants fold away, and with one general method the .NET 8 JIT ran out of
-    // budget in the long entry methods and left later fields as calls.
-
-    /// <summary><see cref="Int"/> without operator.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool IntNone(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
-        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
-    {
-        _ = usesBit && PresenceMap.NextLoaded(ref pm); // no bit for this operator; consumed all the same if one were set
-        return ReadIntInto(ref run, data, ref pos, type, nullable, ref Unsafe.Add(ref scope, slot), ref Unsafe.NullRef<PreviousValue>(), assign: false);
-    }
-
-    /// <summary><see cref="Int"/> with a constant operator.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool IntConstant(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
-        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
-    {
-        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
-        return !optional || bit ? StoreInt(ref Unsafe.Add(ref scope, slot), type, initial) : StoreAbsent(ref Unsafe.Add(ref scope, slot));
-    }
-
-    /// <summary><see cref="Int"/> with a default operator.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool IntDefault(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
-        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
-    {
-        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
-        return DefaultInto(ref run, data, ref pos, type, nullable, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
-    }
-
-    /// <summary><see cref="Int"/> with a copy or increment operator.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool IntCopy(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
-        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
-    {
-        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
-        return CopyInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
-    }
-
-    /// <summary><see cref="Int"/> with a delta operator.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool IntDelta(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict,
-        int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
-    {
-        _ = usesBit && PresenceMap.NextLoaded(ref pm); // no bit for this operator; consumed all the same if one were set
-        return DeltaInto(ref run, data, ref pos, dict, type, nullable, dictSlot, hasInitial, initial, ref Unsafe.Add(ref scope, slot));
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -136,123 +76,6 @@ internal static class CompiledOps
         v.KindValue = FastValueKind.Decimal;
         v.Aux = (int)exponent;
         return true;
-    }
-
-    /// <summary>A constant, or a default string: the template's value by reference when the bit says so, else read.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool BytesInitial(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, FastOperator op, bool optional, bool nullable, bool usesBit, bool hasInitial, int poolOffset, int length)
-    {
-        bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
-        ref var v = ref Unsafe.Add(ref scope, slot);
-        bool fromTemplate = op == FastOperator.Constant ? !optional || bit : !bit;
-        if (fromTemplate)
-        {
-            if (op == FastOperator.Constant || hasInitial)
-            {
-                v.KindValue = FastValueKind.Bytes;
-                v.Offset = length == 0 ? 0 : ~poolOffset;
-                v.Aux = length;
-            }
-            else
-            {
-                v.KindValue = FastValueKind.Absent;
-            }
-
-            return true;
-        }
-
-        if (op == FastOperator.Constant)
-        {
-            v.KindValue = FastValueKind.Absent;
-            return true;
-        }
-
-        return WireString(ref run, data, ref pos, ref v, message, fieldIndex, ascii, nullable, bit: true);
-    }
-
-    /// <summary>A string without operator.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool BytesNone(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, bool nullable) =>
-        WireString(ref run, data, ref pos, ref Unsafe.Add(ref scope, slot), message, fieldIndex, ascii, nullable, bit: false);
-
-    /// <summary>
-    /// A copy string: bit clear with an assigned previous value, or bit set with NULL or an ordinary ASCII string,
-    /// inline; anything else interpreted.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public static bool BytesCopy(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref ulong pm, ref FastValue scope, PreviousValue[] dict, FastMessage message,
-        int slot, int fieldIndex, bool ascii, bool nullable, FastFieldType type, int dictSlot)
-    {
-        bool bit = PresenceMap.NextLoaded(ref pm);
-        ref var prev = ref Previous(dict, dictSlot);
-        ref var v = ref Unsafe.Add(ref scope, slot);
-        if (!bit)
-        {
-            if (prev.State == PreviousState.Assigned && prev.Type == type)
-            {
-                byte[] previous = run.DictionaryBytes(dictSlot);
-                int offset = prev.Length == 1 && TryAppendByte(message, previous[0], out int at) ? at : AppendPrevious(message, previous, prev.Length);
-                if (offset < 0)
-                {
-                    return run.FailAt(FastErrorCode.CapacityExceeded, pos);
-                }
-
-                v.KindValue = FastValueKind.Bytes;
-                v.Offset = offset;
-                v.Aux = prev.Length;
-                return true;
-            }
-        }
-        else if (ascii && (uint)pos < (uint)data.Length)
-        {
-            int start = pos;
-            byte first = At(data, start);
-            if (first == 0x80 && nullable)
-            {
-                prev.State = PreviousState.Empty;
-                v.KindValue = FastValueKind.Absent;
-                pos = start + 1;
-                return true;
-            }
-
-            if (first > 0x80 && TryAppendByte(message, (byte)(first & 0x7F), out int at))
-            {
-                run.DictionaryBytes(dictSlot)[0] = (byte)(first & 0x7F);
-                prev.Length = 1;
-                prev.State = PreviousState.Assigned;
-                prev.Type = type;
-                v.KindValue = FastValueKind.Bytes;
-                v.Offset = at;
-                v.Aux = 1;
-                pos = start + 1;
-                return true;
-            }
-
-            if ((first & 0x7F) != 0)
-            {
-                // The new previous value is the string as appended to the message (stop bit cleared).
-                int end = AppendWireAscii(message, data, start, run.MaxStringBytes, run.DictionaryBytes(dictSlot));
-                if (end >= 0)
-                {
-                    int length = end - start;
-                    prev.Length = length;
-                    prev.State = PreviousState.Assigned;
-                    prev.Type = type;
-                    v.KindValue = FastValueKind.Bytes;
-                    v.Offset = message.ArenaLength - length; // appended last
-                    v.Aux = length;
-                    pos = end;
-                    return true;
-                }
-            }
-        }
-
-        return Interpret(ref run, ref pos, fieldIndex, bit, StringDepth);
     }
 
     /// <summary>
@@ -370,68 +193,6 @@ internal static class CompiledOps
         bool ok = run.InterpretWithBit(fieldIndex, bit, depth);
         pos = run.Position;
         return ok;
-    }
-
-    /// <summary>
-    /// A string value on the wire: NULL, and an ordinary ASCII string (first byte not zero), which is copied once,
-    /// straight into the message; empty, "\0", overlong forms, byte vectors, errors and a full arena (reported
-    /// where the interpreter reports it) are interpreted.
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool WireString(ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, ref FastValue v, FastMessage message, int fieldIndex, bool ascii, bool nullable, bool bit)
-    {
-        int start = pos;
-        if (ascii && (uint)start < (uint)data.Length)
-        {
-            byte first = At(data, start);
-            if (first == 0x80 && nullable)
-            {
-                v.KindValue = FastValueKind.Absent;
-                pos = start + 1;
-                return true;
-            }
-
-            if (first > 0x80 && TryAppendByte(message, (byte)(first & 0x7F), out int at))
-            {
-                v.KindValue = FastValueKind.Bytes;
-                v.Offset = at;
-                v.Aux = 1;
-                pos = start + 1;
-                return true;
-            }
-
-            if ((first & 0x7F) != 0)
-            {
-                int end = AppendWireAscii(message, data, start, run.MaxStringBytes, null);
-                if (end >= 0)
-                {
-                    int length = end - start;
-                    v.KindValue = FastValueKind.Bytes;
-                    v.Offset = message.ArenaLength - length; // appended last
-                    v.Aux = length;
-                    pos = end;
-                    return true;
-                }
-            }
-        }
-
-        return Interpret(ref run, ref pos, fieldIndex, bit, StringDepth);
-    }
-
-    /// <summary>A one-character string (the most common kind) appended to the message arena inline.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool TryAppendByte(FastMessage message, byte value, out int offset)
-    {
-        offset = message.ArenaLength;
-        byte[] arena = message.Arena;
-        if ((uint)offset >= (uint)arena.Length)
-        {
-            return false;
-        }
-
-        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(arena), offset) = value; // checked above
-        message.ArenaLength = offset + 1;
-        return true;
     }
 
     /// <summary>
