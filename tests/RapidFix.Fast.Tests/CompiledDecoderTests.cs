@@ -166,6 +166,49 @@ public sealed class CompiledDecoderTests
         }
     }
 
+    [Fact]
+    public void Bodies_longer_than_one_compiled_method_decode_alike_compiled_or_not()
+    {
+        // 150 fields, every fifth a copy with a presence bit (30 bits): compiled in parts of 64 fields, each part a
+        // method of its own, with the position and the presence map window handed from part to part.
+        var xml = new System.Text.StringBuilder("<template name=\"L\" id=\"7\">");
+        for (int i = 0; i < 150; i++)
+        {
+            xml.Append(i % 5 == 0 ? $"<uInt32 name=\"f{i}\" id=\"{i + 1}\"><copy/></uInt32>" : $"<int64 name=\"f{i}\" id=\"{i + 1}\"/>");
+        }
+
+        xml.Append("</template>");
+        var on = new TestCodec(xml.ToString());
+        var off = new TestCodec(xml.ToString(), new FastCodecLimits { CompileTemplates = false });
+        Assert.NotNull(on.Templates.Find("L")!.Body.Compiled);
+        var random = new Random(23);
+        int decoded = 0;
+        for (int i = 0; i < 2_000; i++)
+        {
+            var bytes = RandomPmap(random, 31);
+            bytes.Add(0x87);
+            for (int k = 0; k < 150; k++)
+            {
+                // Mostly one-byte values; now and then any integer (overlong, too large...), so some messages fail.
+                if (random.Next(100) == 0)
+                {
+                    AppendRandomInteger(bytes, random);
+                }
+                else
+                {
+                    bytes.Add((byte)(0x80 | random.Next(0x80)));
+                }
+            }
+
+            if (DecodeAlike(on, off, bytes.ToArray()))
+            {
+                decoded++;
+            }
+        }
+
+        Assert.InRange(decoded, 100, 1_990);
+    }
+
     /// <summary>
     /// A presence map with every third field's bit clear (and the template identifier's bit first, set, when asked);
     /// its last byte always has a bit set (not overlong).
@@ -357,19 +400,9 @@ public sealed class CompiledDecoderTests
         var codes = new Dictionary<FastErrorCode, int>();
         for (int i = 0; i < 40_000; i++)
         {
-            // A presence map of random bits, the template identifier's set, none past the template's own (R8 otherwise).
             uint id = ids[random.Next(ids.Length)];
             Assert.True(on.Templates.TryGet(id, out var template));
-            int bits = template.Body.PmapBits + 1;
-            var bytes = new List<byte>();
-            for (int k = 0; k < (bits + 6) / 7; k++)
-            {
-                int used = Math.Min(7, bits - 7 * k);
-                int b = random.Next(0x80) & (0x7F << (7 - used)) & 0x7F;
-                bytes.Add((byte)(k == 0 ? b | 0x40 : b));
-            }
-
-            bytes[^1] |= 0x80;
+            var bytes = RandomPmap(random, template.Body.PmapBits + 1);
             bytes.Add((byte)(0x80 | id));
             int count = random.Next(4, 30);
             for (int k = 0; k < count; k++)
@@ -435,16 +468,7 @@ public sealed class CompiledDecoderTests
         for (int i = 0; i < 30_000; i++)
         {
             bool vectors = random.Next(4) == 0;
-            int bits = on.Templates.Find(vectors ? "V" : "S")!.Body.PmapBits + 1;
-            var bytes = new List<byte>();
-            for (int k = 0; k < (bits + 6) / 7; k++)
-            {
-                int used = Math.Min(7, bits - 7 * k);
-                int r = random.Next(0x80) & (0x7F << (7 - used)) & 0x7F;
-                bytes.Add((byte)(k == 0 ? r | 0x40 : r));
-            }
-
-            bytes[^1] |= 0x80;
+            var bytes = RandomPmap(random, on.Templates.Find(vectors ? "V" : "S")!.Body.PmapBits + 1);
             bytes.Add((byte)(vectors ? 0x80 | 31 : 0x80 | 30));
             int count = random.Next(2, 16);
             for (int k = 0; k < count; k++)
@@ -515,6 +539,24 @@ public sealed class CompiledDecoderTests
 
                 break;
         }
+    }
+
+    /// <summary>
+    /// A presence map of <paramref name="bits"/> random bits, the first (the template identifier's) set and none past
+    /// the last (R8 otherwise).
+    /// </summary>
+    private static List<byte> RandomPmap(Random random, int bits)
+    {
+        var bytes = new List<byte>();
+        for (int k = 0; k < (bits + 6) / 7; k++)
+        {
+            int used = Math.Min(7, bits - 7 * k);
+            int b = random.Next(0x80) & (0x7F << (7 - used)) & 0x7F;
+            bytes.Add((byte)(k == 0 ? b | 0x40 : b));
+        }
+
+        bytes[^1] |= 0x80;
+        return bytes;
     }
 
     /// <summary>

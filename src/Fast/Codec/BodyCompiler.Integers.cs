@@ -359,13 +359,7 @@ internal static partial class BodyCompiler
 
         // Three to eight bytes: value in the low 56 bits, length in the top 8 (0: not decoded here).
         il.MarkLabel(word);
-        il.Emit(OpCodes.Ldloc, s.DataRef);
-        il.Emit(OpCodes.Ldloc, s.Len);
-        il.Emit(OpCodes.Ldloc, s.Pos);
-        il.Emit(OpCodes.Call, WordUnsignedOp);
-        il.Emit(OpCodes.Stloc, s.X);
-        il.Emit(OpCodes.Ldloc, s.X);
-        il.Emit(OpCodes.Brfalse, slow);
+        ReadWord(il, s, WordUnsignedOp, slow);
         il.Emit(OpCodes.Ldloc, s.X);
         il.Emit(OpCodes.Ldc_I8, 0x00FF_FFFF_FFFF_FFFFL);
         il.Emit(OpCodes.And);
@@ -378,13 +372,7 @@ internal static partial class BodyCompiler
             il.Emit(OpCodes.Bgt_Un, slow);
         }
 
-        il.Emit(OpCodes.Ldloc, s.Pos);
-        il.Emit(OpCodes.Ldloc, s.X);
-        il.Emit(OpCodes.Ldc_I4, 56);
-        il.Emit(OpCodes.Shr_Un);
-        il.Emit(OpCodes.Conv_I4);
-        il.Emit(OpCodes.Add);
-        il.Emit(OpCodes.Stloc, s.Pos);
+        AdvancePastWord(il, s);
 
         il.MarkLabel(got);
         if (nullable)
@@ -453,13 +441,7 @@ internal static partial class BodyCompiler
 
         // Three to eight bytes: value in the low 56 bits (sign at bit 55), length in the top 8 (0: not decoded here).
         il.MarkLabel(word);
-        il.Emit(OpCodes.Ldloc, s.DataRef);
-        il.Emit(OpCodes.Ldloc, s.Len);
-        il.Emit(OpCodes.Ldloc, s.Pos);
-        il.Emit(OpCodes.Call, WordSignedOp);
-        il.Emit(OpCodes.Stloc, s.X);
-        il.Emit(OpCodes.Ldloc, s.X);
-        il.Emit(OpCodes.Brfalse, slow);
+        ReadWord(il, s, WordSignedOp, slow);
         il.Emit(OpCodes.Ldloc, s.X);
         il.Emit(OpCodes.Ldc_I4_8);
         il.Emit(OpCodes.Shl);
@@ -475,13 +457,7 @@ internal static partial class BodyCompiler
             il.Emit(OpCodes.Bne_Un, slow); // D2, the cold block's to report
         }
 
-        il.Emit(OpCodes.Ldloc, s.Pos);
-        il.Emit(OpCodes.Ldloc, s.X);
-        il.Emit(OpCodes.Ldc_I4, 56);
-        il.Emit(OpCodes.Shr_Un);
-        il.Emit(OpCodes.Conv_I4);
-        il.Emit(OpCodes.Add);
-        il.Emit(OpCodes.Stloc, s.Pos);
+        AdvancePastWord(il, s);
 
         il.MarkLabel(got);
         if (nullable)
@@ -498,6 +474,34 @@ internal static partial class BodyCompiler
             il.Emit(OpCodes.Stloc, s.V);
             il.MarkLabel(notPositive);
         }
+    }
+
+    /// <summary>
+    /// A word read (<see cref="CompiledOps.WordUnsigned"/>, <see cref="CompiledOps.WordSigned"/>) at the read position
+    /// into <see cref="State.X"/>: the value in the low 56 bits, the length in the top 8; to <paramref name="slow"/>
+    /// when it is not one a word holds (0).
+    /// </summary>
+    private static void ReadWord(ILGenerator il, State s, MethodInfo op, Label slow)
+    {
+        il.Emit(OpCodes.Ldloc, s.DataRef);
+        il.Emit(OpCodes.Ldloc, s.Len);
+        il.Emit(OpCodes.Ldloc, s.Pos);
+        il.Emit(OpCodes.Call, op);
+        il.Emit(OpCodes.Stloc, s.X);
+        il.Emit(OpCodes.Ldloc, s.X);
+        il.Emit(OpCodes.Brfalse, slow);
+    }
+
+    /// <summary>The read position moves past the word read in <see cref="State.X"/> (its length is the top byte).</summary>
+    private static void AdvancePastWord(ILGenerator il, State s)
+    {
+        il.Emit(OpCodes.Ldloc, s.Pos);
+        il.Emit(OpCodes.Ldloc, s.X);
+        il.Emit(OpCodes.Ldc_I4, 56);
+        il.Emit(OpCodes.Shr_Un);
+        il.Emit(OpCodes.Conv_I4);
+        il.Emit(OpCodes.Add);
+        il.Emit(OpCodes.Stloc, s.Pos);
     }
 
     /// <summary>The byte at the read position into <see cref="State.B"/>, or to <paramref name="slow"/> at the end of the data.</summary>
