@@ -326,10 +326,7 @@ internal static partial class BodyCompiler
         var two = il.DefineLabel();
         var word = il.DefineLabel();
         var got = il.DefineLabel();
-        LoadFirstByte(il, s, slow);
-        il.Emit(OpCodes.Ldloc, s.B);
-        il.Emit(OpCodes.Ldc_I4, 0x80);
-        il.Emit(OpCodes.Blt_Un, two);
+        LoadFirstByte(il, s, slow, two);
         il.Emit(OpCodes.Ldloc, s.B);
         il.Emit(OpCodes.Ldc_I4, 0x7F);
         il.Emit(OpCodes.And);
@@ -396,10 +393,7 @@ internal static partial class BodyCompiler
         var two = il.DefineLabel();
         var word = il.DefineLabel();
         var got = il.DefineLabel();
-        LoadFirstByte(il, s, slow);
-        il.Emit(OpCodes.Ldloc, s.B);
-        il.Emit(OpCodes.Ldc_I4, 0x80);
-        il.Emit(OpCodes.Blt_Un, two);
+        LoadFirstByte(il, s, slow, two);
         il.Emit(OpCodes.Ldloc, s.B);
         il.Emit(OpCodes.Conv_U8);
         il.Emit(OpCodes.Ldc_I4, 57);
@@ -502,6 +496,15 @@ internal static partial class BodyCompiler
         il.Emit(OpCodes.Conv_I4);
         il.Emit(OpCodes.Add);
         il.Emit(OpCodes.Stloc, s.Pos);
+    }
+
+    /// <summary>The first byte of an integer into <see cref="State.B"/> (see below); to <paramref name="more"/> when it has no stop bit.</summary>
+    private static void LoadFirstByte(ILGenerator il, State s, Label slow, Label more)
+    {
+        LoadFirstByte(il, s, slow);
+        il.Emit(OpCodes.Ldloc, s.B);
+        il.Emit(OpCodes.Ldc_I4, 0x80);
+        il.Emit(OpCodes.Blt_Un, more);
     }
 
     /// <summary>The byte at the read position into <see cref="State.B"/>, or to <paramref name="slow"/> at the end of the data.</summary>
