@@ -94,9 +94,6 @@ public sealed class FastMessage : IFieldAccessor
         Arena = new byte[Math.Max(1, capacity.ArenaBytes)];
     }
 
-    /// <summary>The decoding writer's stack of enclosing scope bases (<see cref="FastMessageWriter"/>).</summary>
-    internal readonly int[] ScopeBases = new int[FastMessageWriter.MaxDepth];
-
     /// <summary>The template of the message held, or null when empty.</summary>
     public FastTemplate? Template { get; private set; }
 

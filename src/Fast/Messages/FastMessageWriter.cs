@@ -11,23 +11,31 @@ namespace RapidFix.Fast.Messages;
 /// </summary>
 public struct FastMessageWriter : IFastDecodeHandler
 {
-    internal const int MaxDepth = 64;
+    private const int MaxDepth = 64;
 
     private readonly FastMessage _message;
     private readonly FastValue[] _values;
-
-    // The enclosing scopes' bases live in the message (one array, allocated with it): a writer is made for every
-    // message decoded, and an inline stack would be zeroed each time.
-    private readonly int[] _stack;
     private int _base;
     private int _depth;
+    private InlineBases _stack;
 
     public FastMessageWriter(FastMessage message)
     {
         ArgumentNullException.ThrowIfNull(message);
+
+        // A writer is made for every message decoded: its stack of enclosing scope bases (256 bytes) is written
+        // before it is read (Push, then Pop), so it is left as it is rather than zeroed each time.
+        Unsafe.SkipInit(out this);
         _message = message;
         _values = message.Values;
-        _stack = message.ScopeBases;
+        _base = 0;
+        _depth = 0;
+    }
+
+    [InlineArray(MaxDepth)]
+    private struct InlineBases
+    {
+        private int _element0;
     }
 
     public bool OnMessageStart(FastTemplate template)
@@ -240,7 +248,7 @@ public struct FastMessageWriter : IFastDecodeHandler
     private void Push(int newBase)
     {
         // The decoder bounds nesting below MaxDepth, so the stack cannot overflow.
-        Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_stack), _depth & (MaxDepth - 1)) = _base; // MaxDepth entries
+        _stack[_depth & (MaxDepth - 1)] = _base;
         _depth++;
         _base = newBase;
     }
@@ -249,6 +257,6 @@ public struct FastMessageWriter : IFastDecodeHandler
     private void Pop()
     {
         _depth--;
-        _base = Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_stack), _depth & (MaxDepth - 1));
+        _base = _stack[_depth & (MaxDepth - 1)];
     }
 }
