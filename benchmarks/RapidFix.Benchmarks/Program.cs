@@ -13,6 +13,13 @@ public static class Program
             return Sessions.RoundTripLatency.Run(args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 100_000, Console.Out);
         }
 
+        if (args.Length > 0 && args[0] == "--fast-loop")
+        {
+            // FAST decode in a plain loop, for instruction counts (benchmarks/count-fast-instructions.sh).
+            int passes = args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 100;
+            return Fast.FastDecodeLoop.Run(passes, args.Length > 2 && args[2] == "trivial", Console.Out);
+        }
+
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.Create());
         return summaries.Any(s => s.HasCriticalValidationErrors) ? 1 : 0;
     }

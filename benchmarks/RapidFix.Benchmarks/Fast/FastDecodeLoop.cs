@@ -1,0 +1,77 @@
+using System.Diagnostics;
+using RapidFix.Fast.Codec;
+using RapidFix.Fast.Framing;
+using RapidFix.Fast.Messages;
+using RapidFix.Fast.Templates;
+
+namespace RapidFix.Benchmarks.Fast;
+
+/// <summary>
+/// A plain loop that decodes the complex30000 corpus (or, with <c>trivial</c>, 30,001 two-byte messages of the
+/// one-field template "Done", which leaves only the per-message path) a given number of times after a warm-up,
+/// for counting instructions with <c>perf stat</c>: the difference between two pass counts divided by the
+/// messages between them is the instructions per message, unlike time nearly unaffected by other work on the
+/// machine (benchmarks/count-fast-instructions.sh). Not a BenchmarkDotNet run.
+/// </summary>
+internal static class FastDecodeLoop
+{
+    public static int Run(int passes, bool trivial, TextWriter output)
+    {
+        byte[] data = File.ReadAllBytes(FastCorpus.PathOf("complex30000.dat"));
+        if (trivial)
+        {
+            // A 2-byte length prefix value, then the presence map (template identifier's bit) and identifier 99.
+            data = new byte[FastCorpus.MessageCount * 6];
+            for (int i = 0; i < FastCorpus.MessageCount; i++)
+            {
+                data[i * 6] = 2;
+                data[(i * 6) + 4] = 0xC0;
+                data[(i * 6) + 5] = 0x80 | 99;
+            }
+        }
+
+        var decoder = new FastDecoder(FastTemplateLoader.LoadFile(FastCorpus.PathOf("complex30000-templates.xml")));
+        var message = new FastMessage();
+        int errors = 0;
+
+        // Warm-up to the final tier: tiered compilation promotes a method after 30 calls once no new method has
+        // been compiled for 100 ms, then compiles in the background; two rounds of half a second with pauses.
+        for (int round = 0; round < 2; round++)
+        {
+            var warm = Stopwatch.StartNew();
+            while (warm.ElapsedMilliseconds < 500)
+            {
+                errors += Pass(decoder, data, message);
+            }
+
+            Thread.Sleep(500);
+        }
+
+        var time = Stopwatch.StartNew();
+        for (int i = 0; i < passes; i++)
+        {
+            errors += Pass(decoder, data, message);
+        }
+
+        time.Stop();
+        double perMessage = passes == 0 ? 0 : time.Elapsed.TotalNanoseconds / passes / FastCorpus.MessageCount;
+        output.WriteLine($"{passes} passes, {perMessage:F1} ns/message, {errors} errors");
+        return errors == 0 ? 0 : 1;
+    }
+
+    private static int Pass(FastDecoder decoder, byte[] data, FastMessage message)
+    {
+        int errors = 0;
+        decoder.Reset();
+        var reader = new FastStreamReader(data, FastFraming.LengthPrefixLittleEndian);
+        while (!reader.End)
+        {
+            if (!reader.ReadNext(decoder, message).Ok)
+            {
+                errors++;
+            }
+        }
+
+        return errors;
+    }
+}
