@@ -13,7 +13,8 @@ namespace RapidFix.Fast.Codec;
 /// compares and stores that branch straight to the next field. Anything the inline code does not decode (integers
 /// of 9 or more bytes, overlong forms, a dictionary entry not yet assigned, a value out of range, every error)
 /// goes to a cold block at the end of the method that decodes the whole field again from its first byte with
-/// <see cref="CompiledOps.FieldSlow"/>: the inline code stores nothing before it knows the field is its own.
+/// <see cref="CompiledOps.FieldSlow"/>: the inline code changes the dictionary only once it knows the field is its
+/// own, so the retry sees the same state.
 /// </summary>
 /// <remarks>
 /// Before this, each field was a call of an always-inlined <see cref="CompiledOps"/> method with constant
@@ -213,8 +214,8 @@ internal static partial class BodyCompiler
                     // Bit clear: the assigned previous value (incremented), or an undefined one's initial value (as
                     // after each message of a template with reset="Y"); anything else is the cold block's.
                     il.MarkLabel(previous);
-                    var assigned = il.DefineLabel();
-                    BranchUnlessAssigned(il, s, op.DictSlot, op.Type, op.HasInitial ? assigned : slow);
+                    var notAssigned = il.DefineLabel();
+                    BranchUnlessAssigned(il, s, op.DictSlot, op.Type, op.HasInitial ? notAssigned : slow);
                     PrevAddress(il, s, op.DictSlot);
                     il.Emit(OpCodes.Ldfld, PrevInt);
                     if (op.Op == FastOperator.Increment)
@@ -235,7 +236,7 @@ internal static partial class BodyCompiler
                     if (op.HasInitial)
                     {
                         il.Emit(OpCodes.Br, done);
-                        il.MarkLabel(assigned);
+                        il.MarkLabel(notAssigned);
                         PrevAddress(il, s, op.DictSlot);
                         il.Emit(OpCodes.Ldfld, PrevState);
                         il.Emit(OpCodes.Brtrue, slow); // empty, or assigned by another type
