@@ -20,10 +20,11 @@ internal delegate bool CompiledEntries<THandler>(ref DecodeRun<THandler> run, in
 /// <summary>
 /// Compiles template bodies at startup into straight-line methods (one DynamicMethod per body) that decode into a
 /// <see cref="FastMessage"/>: the read position, the presence map, the dictionary and the scope's first slot are
-/// loaded into locals, and each instruction becomes a call to a <see cref="CompiledOps"/> operation with its
-/// properties as constants, which the JIT inlines and folds. No per-field dispatch remains and the hot state stays
-/// in registers. A sequence's body is also compiled into one method decoding all its entries, which the parent
-/// body calls directly. Skipped where code cannot be generated (e.g. NativeAOT): the interpreter then does the work.
+/// loaded into locals; integer, decimal and string fields are emitted as IL of their own (BodyCompiler.Integers.cs,
+/// BodyCompiler.Strings.cs), the other instructions become calls to <see cref="CompiledOps"/> operations with their
+/// properties as constants. No per-field dispatch remains. A sequence's body is also compiled into one method
+/// decoding all its entries, which the parent body calls directly. Skipped where code cannot be generated (e.g.
+/// NativeAOT): the interpreter then does the work.
 /// </summary>
 internal static partial class BodyCompiler
 {
