@@ -31,7 +31,19 @@ internal static class CompiledOps
         int slot, FastOperator op, FastFieldType type, bool optional, bool nullable, bool usesBit, int dictSlot, bool hasInitial, long initial)
     {
         bool bit = usesBit && PresenceMap.NextLoaded(ref pm);
-        return IntInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref Unsafe.Add(ref scope, slot));
+        int r = IntValue(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, out long value);
+        ref var v = ref Unsafe.Add(ref scope, slot);
+        if (r == Present)
+        {
+            v.KindValue = type is FastFieldType.UInt32 or FastFieldType.UInt64 ? FastValueKind.UnsignedInteger : FastValueKind.Integer;
+            v.Int = value;
+        }
+        else if (r == Absent)
+        {
+            v.KindValue = FastValueKind.Absent;
+        }
+
+        return r != Failed;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -44,36 +56,29 @@ internal static class CompiledOps
         int at = pos;
         ref var v = ref Unsafe.Add(ref scope, slot);
 
-        // The exponent goes through the slot: absent, the whole decimal is (no mantissa bit or byte).
+        // Absent exponent: the whole decimal is absent (no mantissa bit or byte).
         bool bit = exponentUsesBit && PresenceMap.NextLoaded(ref pm);
-        if (!IntInto(ref run, data, ref pos, dict, exponentOp, FastFieldType.Int32, optional, exponentNullable, exponentDict, exponentHasInitial, exponentInitial, bit, ref v))
+        int r = IntValue(ref run, data, ref pos, dict, exponentOp, FastFieldType.Int32, optional, exponentNullable, exponentDict, exponentHasInitial, exponentInitial, bit, out long exponent);
+        if (r != Present)
         {
-            return false;
+            v.KindValue = FastValueKind.Absent;
+            return r != Failed;
         }
 
-        if (v.KindValue == FastValueKind.Absent)
-        {
-            return true;
-        }
-
-        long exponent = v.Int;
         if (exponent < -63 || exponent > 63)
         {
             return run.FailAt(FastErrorCode.R1, at);
         }
 
         bit = mantissaUsesBit && PresenceMap.NextLoaded(ref pm);
-        if (!IntInto(ref run, data, ref pos, dict, mantissaOp, FastFieldType.Int64, false, false, mantissaDict, mantissaHasInitial, mantissaInitial, bit, ref v))
+        r = IntValue(ref run, data, ref pos, dict, mantissaOp, FastFieldType.Int64, false, false, mantissaDict, mantissaHasInitial, mantissaInitial, bit, out long mantissa);
+        if (r != Present)
         {
-            return false;
-        }
-
-        if (v.KindValue == FastValueKind.Absent)
-        {
-            return run.FailAt(FastErrorCode.D6, at);
+            return r == Absent ? run.FailAt(FastErrorCode.D6, at) : false;
         }
 
         v.KindValue = FastValueKind.Decimal;
+        v.Int = mantissa;
         v.Aux = (int)exponent;
         return true;
     }
@@ -302,314 +307,10 @@ internal static class CompiledOps
         return message.TryAppendBytes(previous.AsSpan(0, length), out offset) ? offset : -1;
     }
 
-    // ---- integer operators on local state (the same rules as DecodeRun.IntOperator) -----------------------------
-    //
-    // IntInto and ReadIntInto store each outcome into the value slot (and the dictionary) where it becomes known
-    // and return only constants: a Present/Absent/Failed code merged from several paths is a value the JIT
-    // materializes and tests again at each level (it does not thread branches through such merges).
-
-    /// <summary>An integer operator's value stored into <paramref name="v"/>: false after recording an error (then <paramref name="v"/> is untouched).</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool IntInto(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, PreviousValue[] dict,
-        FastOperator op, FastFieldType type, bool optional, bool nullable, int dictSlot, bool hasInitial, long initial, bool bit, ref FastValue v) =>
-        op switch
-        {
-            FastOperator.None => ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref Unsafe.NullRef<PreviousValue>(), assign: false),
-            FastOperator.Constant => !optional || bit ? StoreInt(ref v, type, initial) : StoreAbsent(ref v),
-            FastOperator.Default => DefaultInto(ref run, data, ref pos, type, nullable, hasInitial, initial, bit, ref v),
-            FastOperator.Copy or FastOperator.Increment => CopyInto(ref run, data, ref pos, dict, op, type, optional, nullable, dictSlot, hasInitial, initial, bit, ref v),
-            FastOperator.Delta => DeltaInto(ref run, data, ref pos, dict, type, nullable, dictSlot, hasInitial, initial, ref v),
-            _ => run.FailAt(FastErrorCode.S2, pos),
-        };
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool DefaultInto(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable, bool hasInitial, long initial, bool bit, ref FastValue v)
-    {
-        if (bit)
-        {
-            return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref Unsafe.NullRef<PreviousValue>(), assign: false);
-        }
-
-        return hasInitial ? StoreInt(ref v, type, initial) : StoreAbsent(ref v);
-    }
-
-    /// <summary>Copy and increment operators.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool CopyInto(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, PreviousValue[] dict,
-        FastOperator op, FastFieldType type, bool optional, bool nullable, int dictSlot, bool hasInitial, long initial, bool bit, ref FastValue v)
-    {
-        ref var prev = ref Previous(dict, dictSlot);
-        if (bit)
-        {
-            return ReadIntInto(ref run, data, ref pos, type, nullable, ref v, ref prev, assign: true);
-        }
-
-        if (prev.State == PreviousState.Assigned && prev.Type == type)
-        {
-            if (op == FastOperator.Copy)
-            {
-                return StoreInt(ref v, type, prev.Int);
-            }
-
-            if (!Increment(type, prev.Int, out long next))
-            {
-                return run.FailAt(FastErrorCode.D2, pos);
-            }
-
-            prev.Int = next;
-            return StoreInt(ref v, type, next);
-        }
-
-        return CopyWithoutValue(ref run, ref prev, type, optional, hasInitial, initial, pos, ref v);
-    }
-
-    /// <summary>Copy or increment with the bit clear and no previous value of the type: the initial value, absent, or an error.</summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool CopyWithoutValue(
-        ref DecodeRun<FastMessageWriter> run, ref PreviousValue prev, FastFieldType type, bool optional, bool hasInitial, long initial, int pos, ref FastValue v)
-    {
-        switch (prev.State)
-        {
-            case PreviousState.Assigned:
-                return run.FailAt(FastErrorCode.D4, pos);
-            case PreviousState.Undefined:
-                if (hasInitial)
-                {
-                    Assign(ref prev, type, initial);
-                    return StoreInt(ref v, type, initial);
-                }
-
-                if (optional)
-                {
-                    prev.State = PreviousState.Empty;
-                    return StoreAbsent(ref v);
-                }
-
-                return run.FailAt(FastErrorCode.D5, pos);
-            default:
-                return optional ? StoreAbsent(ref v) : run.FailAt(FastErrorCode.D6, pos);
-        }
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool DeltaInto(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, PreviousValue[] dict,
-        FastFieldType type, bool nullable, int dictSlot, bool hasInitial, long initial, ref FastValue v)
-    {
-        int at = pos;
-        long delta;
-        bool carry = false;
-        if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
-        {
-            delta = (long)((ulong)At(data, at) << 57) >> 57;
-            pos = at + 1;
-        }
-        else
-        {
-            int next = run.SlowSigned(at);
-            if (next < 0)
-            {
-                return false;
-            }
-
-            delta = (long)run.SlowValue;
-            carry = run.SlowCarry;
-            pos = next;
-        }
-
-        if (nullable)
-        {
-            if (carry)
-            {
-                delta = long.MaxValue;
-            }
-            else if (delta == 0)
-            {
-                return StoreAbsent(ref v); // NULL delta: the dictionary is left as it is
-            }
-            else if (delta > 0)
-            {
-                delta--;
-            }
-        }
-        else if (carry)
-        {
-            return run.FailAt(FastErrorCode.D2, at);
-        }
-
-        ref var prev = ref Previous(dict, dictSlot);
-        long baseValue;
-        switch (prev.State)
-        {
-            case PreviousState.Assigned:
-                if (prev.Type != type)
-                {
-                    return run.FailAt(FastErrorCode.D4, at);
-                }
-
-                baseValue = prev.Int;
-                break;
-            case PreviousState.Undefined:
-                baseValue = hasInitial ? initial : 0;
-                break;
-            default:
-                return run.FailAt(FastErrorCode.D6, at);
-        }
-
-        if (!AddDelta(type, baseValue, delta, out long value))
-        {
-            return run.FailAt(FastErrorCode.D2, at);
-        }
-
-        Assign(ref prev, type, value);
-        return StoreInt(ref v, type, value);
-    }
-
-    /// <summary>
-    /// An integer on the wire stored into <paramref name="v"/>, and into <paramref name="prev"/> when
-    /// <paramref name="assign"/> (copy and increment operators: a NULL empties the dictionary entry).
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool ReadIntInto(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable,
-        ref FastValue v, ref PreviousValue prev, bool assign) =>
-        type is FastFieldType.UInt32 or FastFieldType.UInt64
-            ? ReadUnsignedInto(ref run, data, ref pos, type, nullable, ref v, ref prev, assign)
-            : ReadSignedInto(ref run, data, ref pos, type, nullable, ref v, ref prev, assign);
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool ReadUnsignedInto(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable,
-        ref FastValue v, ref PreviousValue prev, bool assign)
-    {
-        int at = pos;
-        ulong u;
-        bool carry = false;
-        if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
-        {
-            u = At(data, at) & 0x7FU;
-            pos = at + 1;
-        }
-        else if ((uint)(at + 1) < (uint)data.Length && At(data, at) != 0 && At(data, at + 1) >= 0x80)
-        {
-            u = ((ulong)At(data, at) << 7) | (At(data, at + 1) & 0x7FU);
-            pos = at + 2;
-        }
-        else if (TryWordUnsigned(data, at, out u, out int wordEnd))
-        {
-            pos = wordEnd;
-        }
-        else
-        {
-            int next = run.SlowUnsigned(at);
-            if (next < 0)
-            {
-                return false;
-            }
-
-            u = run.SlowValue;
-            carry = run.SlowCarry;
-            pos = next;
-        }
-
-        if (nullable)
-        {
-            if (carry)
-            {
-                return type == FastFieldType.UInt64 ? StoreRead(ref v, ref prev, assign, type, -1) : run.FailAt(FastErrorCode.D2, at);
-            }
-
-            if (u == 0)
-            {
-                if (assign)
-                {
-                    prev.State = PreviousState.Empty;
-                }
-
-                return StoreAbsent(ref v);
-            }
-
-            u--;
-        }
-        else if (carry)
-        {
-            return run.FailAt(FastErrorCode.D2, at);
-        }
-
-        if (type == FastFieldType.UInt32 && u > uint.MaxValue)
-        {
-            return run.FailAt(FastErrorCode.D2, at);
-        }
-
-        return StoreRead(ref v, ref prev, assign, type, (long)u);
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool ReadSignedInto(
-        ref DecodeRun<FastMessageWriter> run, ReadOnlySpan<byte> data, ref int pos, FastFieldType type, bool nullable,
-        ref FastValue v, ref PreviousValue prev, bool assign)
-    {
-        int at = pos;
-        long value;
-        bool signedCarry = false;
-        if ((uint)at < (uint)data.Length && At(data, at) >= 0x80)
-        {
-            value = (long)((ulong)At(data, at) << 57) >> 57;
-            pos = at + 1;
-        }
-        else
-        {
-            int next = run.SlowSigned(at);
-            if (next < 0)
-            {
-                return false;
-            }
-
-            value = (long)run.SlowValue;
-            signedCarry = run.SlowCarry;
-            pos = next;
-        }
-
-        if (nullable)
-        {
-            if (signedCarry)
-            {
-                value = long.MaxValue;
-            }
-            else if (value == 0)
-            {
-                if (assign)
-                {
-                    prev.State = PreviousState.Empty;
-                }
-
-                return StoreAbsent(ref v);
-            }
-            else if (value > 0)
-            {
-                value--;
-            }
-        }
-        else if (signedCarry)
-        {
-            return run.FailAt(FastErrorCode.D2, at);
-        }
-
-        if (type == FastFieldType.Int32 && (value < int.MinValue || value > int.MaxValue))
-        {
-            return run.FailAt(FastErrorCode.D2, at);
-        }
-
-        return StoreRead(ref v, ref prev, assign, type, value);
-    }
-
     /// <summary>
     /// An unsigned integer of 3 to 8 bytes with a non-zero first byte (timestamps, identifiers, sequence numbers)
     /// from one word, without a loop: find the stop bit, put the bytes in value order, then join their 7-bit
-    /// groups pairwise. False for anything else (<see cref="DecodeRun{THandler}.SlowUnsigned"/> then reads it).
+    /// groups (<see cref="JoinGroups"/>). False for anything else (<see cref="DecodeRun{THandler}.SlowUnsigned"/> then reads it).
     /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static bool TryWordUnsigned(ReadOnlySpan<byte> data, int at, out ulong value, out int end)
@@ -717,41 +418,6 @@ internal static class CompiledOps
 
         return 0;
     }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool StoreRead(ref FastValue v, ref PreviousValue prev, bool assign, FastFieldType type, long value)
-    {
-        if (assign)
-        {
-            Assign(ref prev, type, value);
-        }
-
-        return StoreInt(ref v, type, value);
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool StoreInt(ref FastValue v, FastFieldType type, long value)
-    {
-        v.KindValue = type is FastFieldType.UInt32 or FastFieldType.UInt64 ? FastValueKind.UnsignedInteger : FastValueKind.Integer;
-        v.Int = value;
-        return true;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool StoreAbsent(ref FastValue v)
-    {
-        v.KindValue = FastValueKind.Absent;
-        return true;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void Assign(ref PreviousValue prev, FastFieldType type, long value)
-    {
-        prev.Int = value;
-        prev.State = PreviousState.Assigned;
-        prev.Type = type;
-    }
-
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static int IntValue(
@@ -911,24 +577,6 @@ internal static class CompiledOps
             FastFieldType.UInt32 => ((baseValue ^ sum) & (delta ^ sum)) >= 0 && (ulong)sum <= uint.MaxValue,
             FastFieldType.Int32 => ((baseValue ^ sum) & (delta ^ sum)) >= 0 && sum == (int)sum,
             _ => ((baseValue ^ sum) & (delta ^ sum)) >= 0,
-        };
-    }
-
-    /// <summary>
-    /// The increment operator's <c>AddDelta(type, previous, 1)</c> as one comparison: adding 1 overflows only
-    /// past the type's maximum (the wrapped sum then falls outside the range).
-    /// </summary>
-    [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static bool Increment(FastFieldType type, long previous, out long value)
-    {
-        long next = unchecked(previous + 1);
-        value = next;
-        return type switch
-        {
-            FastFieldType.UInt64 => next != 0,
-            FastFieldType.UInt32 => (ulong)next <= uint.MaxValue,
-            FastFieldType.Int32 => next == (int)next,
-            _ => next != long.MinValue,
         };
     }
 
