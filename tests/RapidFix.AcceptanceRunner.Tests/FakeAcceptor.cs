@@ -62,9 +62,10 @@ internal sealed class FakeAcceptor : IDisposable
             {
                 socket = _listener.AcceptSocket();
             }
-            catch (Exception e) when (e is SocketException or ObjectDisposedException)
+            catch (Exception e) when (e is SocketException or ObjectDisposedException or InvalidOperationException)
             {
-                // Stopped by Dispose: depending on the timing the listener reports it one way or the other.
+                // Stopped by Dispose. Depending on the timing the listener reports it as a socket error, as disposed,
+                // or (stopped before this call began) as not listening.
                 return;
             }
 

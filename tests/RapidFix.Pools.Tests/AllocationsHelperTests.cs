@@ -1,3 +1,4 @@
+using System.Runtime.CompilerServices;
 using RapidFix.Tests.Shared;
 
 namespace RapidFix.Pools.Tests;
@@ -9,15 +10,31 @@ public sealed class AllocationsHelperTests
     [Fact]
     public void A_window_that_allocates_is_reported_at_once()
     {
-        var result = Allocations.Window(1_000, n =>
-        {
-            for (int i = 0; i < n; i++)
-            {
-                GC.KeepAlive(new object());
-            }
-        });
+        AllocateObjects(10); // compiled before the window, so nothing makes the window inconclusive
+        var result = Allocations.Window(1_000, AllocateObjects);
 
         Assert.True(result.Bytes >= 1_000 * IntPtr.Size * 2, result.ToString());
+        Assert.Equal(1, result.Window);
+    }
+
+    [Fact]
+    public void A_window_that_allocated_only_while_compiling_its_first_calls_is_repeated_and_passes()
+    {
+        var result = Allocations.Window(0, static _ => FirstUse.MakeOnce());
+
+        Assert.Equal(0, result.Bytes);
+        Assert.Equal(2, result.Window);
+        Assert.True(FirstUse.Made, "the first window did not run the code");
+    }
+
+    [Fact]
+    public void A_window_that_compiles_and_allocates_every_time_fails_in_the_repetition_without_compilation()
+    {
+        var result = Allocations.Window(1_000, static n => GC.KeepAlive(new byte[n]));
+
+        Assert.True(result.Bytes >= 1_000, result.ToString());
+        Assert.Equal(0, result.MethodsJitted);
+        Assert.Equal(2, result.Window);
     }
 
     [Fact]
@@ -32,6 +49,25 @@ public sealed class AllocationsHelperTests
         Assert.True(result.Bytes >= 1_000, result.ToString());
         Assert.True(result.Collections >= 1, result.ToString());
         Assert.Equal(Allocations.MaxWindows, result.Window);
+    }
+
+    private static void AllocateObjects(int count)
+    {
+        for (int i = 0; i < count; i++)
+        {
+            GC.KeepAlive(new object());
+        }
+    }
+
+    /// <summary>Allocates on its first call only, like a lazily built table.</summary>
+    private static class FirstUse
+    {
+        private static byte[]? s_table;
+
+        public static bool Made => s_table is not null;
+
+        [MethodImpl(MethodImplOptions.NoInlining)]
+        public static void MakeOnce() => s_table ??= new byte[1_000];
     }
 
     [Fact]
