@@ -71,6 +71,26 @@ public sealed class AllocationsHelperTests
     }
 
     [Fact]
+    public void Another_thread_that_allocates_in_every_window_fails_it()
+    {
+        var result = Allocations.WindowOnOtherThreads(static () =>
+        {
+            long bytes = 0;
+            var worker = new Thread(() =>
+            {
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                GC.KeepAlive(new byte[1_000]);
+                bytes = GC.GetAllocatedBytesForCurrentThread() - before;
+            });
+            worker.Start();
+            worker.Join();
+            return bytes;
+        });
+
+        Assert.True(result.Bytes >= 1_000, result.ToString());
+    }
+
+    [Fact]
     public void Warmed_up_code_that_allocates_nothing_measures_zero()
     {
         var numbers = new long[64];

@@ -56,23 +56,45 @@ public static class Allocations
     public static WindowResult Window<TState>(TState state, Action<TState> window)
     {
         var result = default(WindowResult);
-        for (int attempt = 1; attempt <= MaxWindows; attempt++)
+        for (int attempt = 1; attempt <= MaxWindows && !result.Conclusive; attempt++)
         {
-            int collections = GC.CollectionCount(0); // counts collections of every generation
-            long jitted = JitInfo.GetCompiledMethodCount(currentThread: true);
+            var start = RuntimeCounts.Take(currentThread: true);
             long before = GC.GetAllocatedBytesForCurrentThread();
             window(state);
             long bytes = GC.GetAllocatedBytesForCurrentThread() - before;
-            jitted = JitInfo.GetCompiledMethodCount(currentThread: true) - jitted;
-            collections = GC.CollectionCount(0) - collections;
-            result = new WindowResult(bytes, collections, jitted, attempt);
-            if (bytes == 0 || (collections == 0 && jitted == 0))
-            {
-                break;
-            }
+            result = start.Until(RuntimeCounts.Take(currentThread: true), bytes, attempt);
         }
 
         return result;
+    }
+
+    /// <summary>
+    /// Like <see cref="Window{TState}"/> for bytes counted by other threads (an engine thread's own counter):
+    /// <paramref name="window"/> runs the work and returns the bytes those threads counted during it. A method compiled
+    /// anywhere in the process makes a window that counted bytes inconclusive, since the compiling thread is not known.
+    /// </summary>
+    public static WindowResult WindowOnOtherThreads(Func<long> window)
+    {
+        var result = default(WindowResult);
+        for (int attempt = 1; attempt <= MaxWindows && !result.Conclusive; attempt++)
+        {
+            var start = RuntimeCounts.Take(currentThread: false);
+            long bytes = window();
+            result = start.Until(RuntimeCounts.Take(currentThread: false), bytes, attempt);
+        }
+
+        return result;
+    }
+
+    /// <summary>Collections so far, and methods compiled so far on this thread or in the process.</summary>
+    private readonly record struct RuntimeCounts(int Collections, long Jitted)
+    {
+        // Collections of every generation are counted by generation 0's count.
+        public static RuntimeCounts Take(bool currentThread) =>
+            new(GC.CollectionCount(0), JitInfo.GetCompiledMethodCount(currentThread));
+
+        public WindowResult Until(RuntimeCounts end, long bytes, int window) =>
+            new(bytes, end.Collections - Collections, end.Jitted - Jitted, window);
     }
 
     [MethodImpl(MethodImplOptions.NoInlining | MethodImplOptions.AggressiveOptimization)]
@@ -86,11 +108,17 @@ public static class Allocations
 }
 
 /// <summary>
-/// What the last measured window counted on the thread, the garbage collections and the JIT compilations on the
-/// thread during it, and which window it was.
+/// What the last measured window counted, the garbage collections and the JIT compilations (on the measuring thread,
+/// or in the whole process for <see cref="Allocations.WindowOnOtherThreads"/>) during it, and which window it was.
 /// </summary>
 public readonly record struct WindowResult(long Bytes, int Collections, long MethodsJitted, int Window)
 {
+    /// <summary>
+    /// Whether the window is final: it counted nothing, or it counted bytes with no collection and no compilation
+    /// that could have charged them.
+    /// </summary>
+    public bool Conclusive => Window > 0 && (Bytes == 0 || (Collections == 0 && MethodsJitted == 0));
+
     public override string ToString() =>
-        $"{Bytes} bytes allocated in window {Window} ({Collections} collections, {MethodsJitted} methods JIT-compiled on the thread during it)";
+        $"{Bytes} bytes allocated in window {Window} ({Collections} collections, {MethodsJitted} methods JIT-compiled during it)";
 }
