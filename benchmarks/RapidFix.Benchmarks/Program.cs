@@ -15,9 +15,16 @@ public static class Program
 
         if (args.Length > 0 && args[0] == "--fast-loop")
         {
-            // FAST decode in a plain loop, for instruction counts (benchmarks/count-fast-instructions.sh).
+            // FAST decode in a plain loop, for instruction counts (benchmarks/count-instructions.sh).
             int passes = args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 100;
-            return Fast.FastDecodeLoop.Run(passes, args.Length > 2 && args[2] == "trivial", Console.Out);
+            return Fast.FastDecodeLoop.Run(passes, args.Length > 2 ? args[2] : "corpus", Console.Out);
+        }
+
+        if (args.Length > 0 && args[0] == "--fix-loop")
+        {
+            // FIX frame+parse+validate in a plain loop, for instruction counts (benchmarks/count-instructions.sh).
+            int passes = args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 100;
+            return Fix.FixParseLoop.Run(passes, args.Length > 2 ? args[2] : "NewOrderSingle", Console.Out);
         }
 
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.Create());

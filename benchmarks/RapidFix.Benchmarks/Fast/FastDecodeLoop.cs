@@ -8,15 +8,17 @@ namespace RapidFix.Benchmarks.Fast;
 
 /// <summary>
 /// A plain loop that decodes the complex30000 corpus (or, with <c>trivial</c>, 30,001 two-byte messages of the
-/// one-field template "Done", which leaves only the per-message path) a given number of times after a warm-up,
+/// one-field template "Done", which leaves only the per-message path; with <c>encode</c>, the corpus decoded and each
+/// message encoded again at once, as in <c>FastCodecBenchmarks.DecodeAndEncode</c>) a given number of times after a warm-up,
 /// for counting instructions with <c>perf stat</c>: the difference between two pass counts divided by the
 /// messages between them is the instructions per message, unlike time nearly unaffected by other work on the
-/// machine (benchmarks/count-fast-instructions.sh). Not a BenchmarkDotNet run.
+/// machine (benchmarks/count-instructions.sh). Not a BenchmarkDotNet run.
 /// </summary>
 internal static class FastDecodeLoop
 {
-    public static int Run(int passes, bool trivial, TextWriter output)
+    public static int Run(int passes, string mode, TextWriter output)
     {
+        bool trivial = mode == "trivial";
         byte[] data = File.ReadAllBytes(FastCorpus.PathOf("complex30000.dat"));
         if (trivial)
         {
@@ -32,6 +34,8 @@ internal static class FastDecodeLoop
 
         var decoder = new FastDecoder(FastTemplateLoader.LoadFile(FastCorpus.PathOf("complex30000-templates.xml")));
         var message = new FastMessage();
+        var encoder = mode == "encode" ? new FastEncoder(decoder.Templates) : null;
+        var encoded = new byte[64 * 1024];
         int errors = 0;
 
         // Warm-up to the final tier: tiered compilation promotes a method after 30 calls once no new method has
@@ -41,7 +45,7 @@ internal static class FastDecodeLoop
             var warm = Stopwatch.StartNew();
             while (warm.ElapsedMilliseconds < 500)
             {
-                errors += Pass(decoder, data, message);
+                errors += Pass(decoder, encoder, encoded, data, message);
             }
 
             Thread.Sleep(500);
@@ -50,7 +54,7 @@ internal static class FastDecodeLoop
         var time = Stopwatch.StartNew();
         for (int i = 0; i < passes; i++)
         {
-            errors += Pass(decoder, data, message);
+            errors += Pass(decoder, encoder, encoded, data, message);
         }
 
         time.Stop();
@@ -59,14 +63,15 @@ internal static class FastDecodeLoop
         return errors == 0 ? 0 : 1;
     }
 
-    private static int Pass(FastDecoder decoder, byte[] data, FastMessage message)
+    private static int Pass(FastDecoder decoder, FastEncoder? encoder, byte[] encoded, byte[] data, FastMessage message)
     {
         int errors = 0;
         decoder.Reset();
+        encoder?.Reset();
         var reader = new FastStreamReader(data, FastFraming.LengthPrefixLittleEndian);
         while (!reader.End)
         {
-            if (!reader.ReadNext(decoder, message).Ok)
+            if (!reader.ReadNext(decoder, message).Ok || (encoder is not null && !encoder.Encode(message, encoded).Ok))
             {
                 errors++;
             }

@@ -197,13 +197,11 @@ internal static class EncodeOps
         int fieldIndex, int valueBase)
     {
         run.Position = pos;
-        int bit = run.EncodeOne(fieldIndex, valueBase, pm);
-        if (bit < 0)
+        if (!run.EncodeOne(fieldIndex, valueBase, ref pm))
         {
             return false;
         }
 
-        pm.Bit = bit;
         pos = run.Position;
         return true;
     }
@@ -391,15 +389,7 @@ internal static class EncodeOps
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private static void SetBit(Span<byte> dst, ref PmapWriter pm, bool bit)
-    {
-        if (bit && pm.Bit < pm.Reserved * 7)
-        {
-            dst[pm.Start + (pm.Bit / 7)] |= (byte)(0x40 >> (pm.Bit % 7));
-        }
-
-        pm.Bit++;
-    }
+    private static void SetBit(Span<byte> dst, ref PmapWriter pm, bool bit) => pm.Set(bit, dst);
 
     // ---- primitives (the same encodings as EncodeRun's) ---------------------------------------------------------
 

@@ -67,8 +67,8 @@ internal ref partial struct EncodeRun
         return true;
     }
 
-    /// <summary>One instruction by the interpreter: the presence map's next bit index, or -1 after recording the error.</summary>
+    /// <summary>One instruction by the interpreter; false after recording the error.</summary>
     [MethodImpl(MethodImplOptions.NoInlining)]
-    internal int EncodeOne(int fieldIndex, int valueBase, PmapWriter pm) =>
-        One(_encoder.Templates.Fields[fieldIndex], valueBase, ref pm) ? pm.Bit : -1;
+    internal bool EncodeOne(int fieldIndex, int valueBase, ref PmapWriter pm) =>
+        One(_encoder.Templates.Fields[fieldIndex], valueBase, ref pm);
 }

@@ -1,3 +1,6 @@
+using System.Numerics;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 using System.Runtime.CompilerServices;
 using RapidFix.Fast.Messages;
 using RapidFix.Fast.Templates;
@@ -858,54 +861,103 @@ internal ref partial struct EncodeRun
             return Fail(FastErrorCode.BufferTooSmall, _pos);
         }
 
-        _dst.Slice(_pos, reserved).Clear();
+        if (reserved > PmapWriter.RegisterBytes)
+        {
+            // Bits past the register's are set in memory.
+            _dst.Slice(_pos + PmapWriter.RegisterBytes, reserved - PmapWriter.RegisterBytes).Clear();
+        }
+
         _pos += reserved;
         return true;
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    private void SetBit(ref PmapWriter pm, bool bit)
-    {
-        if (bit && pm.Bit < pm.Reserved * 7)
-        {
-            _dst[pm.Start + (pm.Bit / 7)] |= (byte)(0x40 >> (pm.Bit % 7));
-        }
-
-        pm.Bit++;
-    }
+    private void SetBit(ref PmapWriter pm, bool bit) => pm.Set(bit, _dst);
 
     /// <summary>Writes the shortest presence map (trailing zero bytes dropped) and moves the fields after it.</summary>
     private bool EndPmap(ref PmapWriter pm)
     {
-        int used = pm.Reserved;
-        while (used > 1 && _dst[pm.Start + used - 1] == 0)
+        int reserved = pm.Reserved;
+        var map = _dst.Slice(pm.Start, reserved);
+        int used;
+        if (reserved <= PmapWriter.RegisterBytes)
         {
-            used--;
+            // The last set bit gives the length: map bit b is register bit 62 - b.
+            used = pm.Bits == 0 ? 1 : ((PmapWriter.RegisterBits - 1 - BitOperations.TrailingZeroCount(pm.Bits)) / 7) + 1;
+            for (int k = 0; k < used; k++)
+            {
+                map[k] = pm.RegisterByte(k);
+            }
+        }
+        else
+        {
+            for (int k = 0; k < PmapWriter.RegisterBytes; k++)
+            {
+                map[k] = pm.RegisterByte(k);
+            }
+
+            used = reserved;
+            while (used > 1 && map[used - 1] == 0)
+            {
+                used--;
+            }
         }
 
-        _dst[pm.Start + used - 1] |= 0x80;
-        int gap = pm.Reserved - used;
+        map[used - 1] |= 0x80;
+        int gap = reserved - used;
         if (gap > 0)
         {
-            int fieldsStart = pm.Start + pm.Reserved;
-            int length = _pos - fieldsStart;
-            if (length <= 64)
-            {
-                // Segments are short: a forward byte loop is safe (the destination is before the source) and cheaper than a memmove call.
-                for (int i = fieldsStart; i < _pos; i++)
-                {
-                    _dst[i - gap] = _dst[i];
-                }
-            }
-            else
-            {
-                _dst.Slice(fieldsStart, length).CopyTo(_dst.Slice(fieldsStart - gap));
-            }
-
+            int fieldsStart = pm.Start + reserved;
+            MoveDown(_dst.Slice(fieldsStart - gap, _pos - fieldsStart + gap), gap);
             _pos -= gap;
         }
 
         return true;
+    }
+
+    /// <summary>
+    /// Moves <paramref name="span"/>'s bytes after the first <paramref name="gap"/> to its start. The fields behind a
+    /// presence map are short: up to 64 bytes are loaded whole before any is stored, which is safe for the overlap,
+    /// where <see cref="Span{T}.CopyTo"/> would call the C library's memmove for overlapping ranges.
+    /// </summary>
+    private static void MoveDown(Span<byte> span, int gap)
+    {
+        int length = span.Length - gap;
+        ref byte dst = ref MemoryMarshal.GetReference(span);
+        ref byte src = ref Unsafe.Add(ref dst, gap);
+        if (length >= 32 && length <= 64)
+        {
+            var head = Vector256.LoadUnsafe(ref src);
+            var tail = Vector256.LoadUnsafe(ref src, (nuint)(length - 32));
+            head.StoreUnsafe(ref dst);
+            tail.StoreUnsafe(ref dst, (nuint)(length - 32));
+        }
+        else if (length >= 16 && length < 32)
+        {
+            var head = Vector128.LoadUnsafe(ref src);
+            var tail = Vector128.LoadUnsafe(ref src, (nuint)(length - 16));
+            head.StoreUnsafe(ref dst);
+            tail.StoreUnsafe(ref dst, (nuint)(length - 16));
+        }
+        else if (length >= 8 && length < 16)
+        {
+            ulong head = Unsafe.ReadUnaligned<ulong>(ref src);
+            ulong tail = Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref src, length - 8));
+            Unsafe.WriteUnaligned(ref dst, head);
+            Unsafe.WriteUnaligned(ref Unsafe.Add(ref dst, length - 8), tail);
+        }
+        else if (length < 8)
+        {
+            // The destination is before the source: a forward byte loop never reads a byte it has overwritten.
+            for (int i = 0; i < length; i++)
+            {
+                Unsafe.Add(ref dst, i) = Unsafe.Add(ref src, i);
+            }
+        }
+        else
+        {
+            span.Slice(gap).CopyTo(span);
+        }
     }
 
     // ---- primitives --------------------------------------------------------------------------------------------

@@ -1,0 +1,73 @@
+using System.Diagnostics;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Dictionary;
+using RapidFix.Engine.Validation;
+using RapidFix.Tests.Shared;
+
+namespace RapidFix.Benchmarks.Fix;
+
+/// <summary>
+/// The work of <see cref="FixParseBenchmarks.ParseAndValidate"/> (frame, parse, validate against FIX 4.4) in a
+/// plain loop, a given number of times after a warm-up, for counting instructions with <c>perf stat</c>
+/// (benchmarks/count-instructions.sh). Not a BenchmarkDotNet run.
+/// </summary>
+internal static class FixParseLoop
+{
+    public const int MessagesPerPass = 100_000;
+
+    public static int Run(int passes, string name, TextWriter output)
+    {
+        var dictionary = StandardDictionaries.Load("FIX44");
+        var validator = new MessageValidator(dictionary);
+        var framer = new FixFramer();
+        var view = new FixMessage();
+        byte[] wire = FixSamples.Wire(name switch
+        {
+            "NewOrderSingle" => FixSamples.NewOrderSingle,
+            "ExecutionReport" => FixSamples.ExecutionReport,
+            "MarketDataSnapshot10" => FixSamples.MarketDataSnapshot,
+            _ => throw new ArgumentException($"unknown message {name}: NewOrderSingle, ExecutionReport or MarketDataSnapshot10"),
+        });
+        int invalid = 0;
+
+        // Warm-up to the final tier, as in FastDecodeLoop: two rounds of half a second with pauses.
+        for (int round = 0; round < 2; round++)
+        {
+            var warm = Stopwatch.StartNew();
+            while (warm.ElapsedMilliseconds < 500)
+            {
+                invalid += Pass(framer, view, validator, dictionary, wire);
+            }
+
+            Thread.Sleep(500);
+        }
+
+        var time = Stopwatch.StartNew();
+        for (int i = 0; i < passes; i++)
+        {
+            invalid += Pass(framer, view, validator, dictionary, wire);
+        }
+
+        time.Stop();
+        double perMessage = passes == 0 ? 0 : time.Elapsed.TotalNanoseconds / passes / MessagesPerPass;
+        output.WriteLine($"{name}: {passes} passes, {perMessage:F1} ns/message, {invalid} invalid");
+        return invalid == 0 ? 0 : 1;
+    }
+
+    private static int Pass(FixFramer framer, FixMessage view, MessageValidator validator, DataDictionary dictionary, byte[] wire)
+    {
+        int invalid = 0;
+        for (int i = 0; i < MessagesPerPass; i++)
+        {
+            var frame = framer.Frame(wire);
+            if (frame.Status != FrameStatus.Complete ||
+                view.Parse(wire, frame.Start, frame.Length, dictionary) != FixParseError.None ||
+                !validator.Validate(view).IsValid)
+            {
+                invalid++;
+            }
+        }
+
+        return invalid;
+    }
+}
