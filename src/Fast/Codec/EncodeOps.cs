@@ -428,7 +428,7 @@ internal static class EncodeOps
             return true;
         }
 
-        return WriteSlow(ref run, ref pos, FastFieldType.UInt64, (long)value, false);
+        return WriteGroups(ref run, dst, ref pos, value, StopBitWriter.UnsignedLength(value), signed: false);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -442,23 +442,18 @@ internal static class EncodeOps
             return true;
         }
 
-        return WriteSlow(ref run, ref pos, FastFieldType.Int64, value, false);
+        return WriteGroups(ref run, dst, ref pos, (ulong)value, StopBitWriter.SignedLength(value), signed: true);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool WriteNullableSigned(ref EncodeRun run, Span<byte> dst, ref int pos, long value)
     {
-        if (value >= 0 && value < 63)
+        if (value == long.MaxValue)
         {
-            return WriteSigned(ref run, dst, ref pos, value + 1);
+            return WriteSlow(ref run, ref pos, FastFieldType.Int64, value, true); // 2^63 after the +1: the interpreter's carry
         }
 
-        if (value < 0 && value >= -64)
-        {
-            return WriteSigned(ref run, dst, ref pos, value);
-        }
-
-        return WriteSlow(ref run, ref pos, FastFieldType.Int64, value, true);
+        return WriteSigned(ref run, dst, ref pos, value >= 0 ? value + 1 : value);
     }
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -473,7 +468,19 @@ internal static class EncodeOps
         return true;
     }
 
-    /// <summary>Longer integers: the interpreter's writer, the position handed over and taken back.</summary>
+    /// <summary>An integer of more than the inline paths' bytes.</summary>
+    private static bool WriteGroups(ref EncodeRun run, Span<byte> dst, ref int pos, ulong value, int length, bool signed)
+    {
+        if (!StopBitWriter.TryWrite(dst, pos, value, length, signed))
+        {
+            return run.FailAt(FastErrorCode.BufferTooSmall, pos);
+        }
+
+        pos += length;
+        return true;
+    }
+
+    /// <summary>The 10-byte nullable extremes (2^63, 2^64): the interpreter's writer, the position handed over and taken back.</summary>
     private static bool WriteSlow(ref EncodeRun run, ref int pos, FastFieldType type, long value, bool nullable)
     {
         run.Position = pos;

@@ -981,26 +981,7 @@ internal ref partial struct EncodeRun
             return true;
         }
 
-        int n = 1;
-        while (n < 10 && (value >> (7 * n)) != 0)
-        {
-            n++;
-        }
-
-        if (n > _dst.Length - _pos)
-        {
-            return Fail(FastErrorCode.BufferTooSmall, _pos);
-        }
-
-        for (int i = n - 1; i >= 0; i--)
-        {
-            _dst[_pos + i] = (byte)(value & 0x7F);
-            value >>= 7;
-        }
-
-        _dst[_pos + n - 1] |= 0x80;
-        _pos += n;
-        return true;
+        return WriteGroups(value, StopBitWriter.UnsignedLength(value), signed: false);
     }
 
     private bool WriteSigned(long value)
@@ -1011,32 +992,17 @@ internal ref partial struct EncodeRun
             return true;
         }
 
-        int n = 1;
-        while (n < 10)
-        {
-            // Fits in 7n bits of two's complement?
-            long limit = 1L << ((7 * n) - 1);
-            if (value >= -limit && value < limit)
-            {
-                break;
-            }
+        return WriteGroups((ulong)value, StopBitWriter.SignedLength(value), signed: true);
+    }
 
-            n++;
-        }
-
-        if (n > _dst.Length - _pos)
+    private bool WriteGroups(ulong value, int length, bool signed)
+    {
+        if (!StopBitWriter.TryWrite(_dst, _pos, value, length, signed))
         {
             return Fail(FastErrorCode.BufferTooSmall, _pos);
         }
 
-        for (int i = n - 1; i >= 0; i--)
-        {
-            _dst[_pos + i] = (byte)(value & 0x7F);
-            value >>= 7;
-        }
-
-        _dst[_pos + n - 1] |= 0x80;
-        _pos += n;
+        _pos += length;
         return true;
     }
 
