@@ -55,12 +55,58 @@ internal static class EncoderCompiler
 
         // The constant pool is bound as the delegate's target (a closed delegate over the array), so each
         // registry's compiled code sees its own pool without a lookup.
-        var method = new DynamicMethod(
-            "fast_encode_" + body.Name,
-            typeof(bool),
-            [typeof(byte[]), RunType.MakeByRefType(), typeof(int), typeof(PmapWriter).MakeByRefType()],
-            typeof(EncoderCompiler).Module,
-            skipVisibility: true);
+        var instructions = body.Instructions;
+        DynamicMethod method;
+        if (instructions.Length <= PartLength)
+        {
+            method = EmitPart(body.Name, instructions);
+        }
+        else
+        {
+            // Parts of the body, called in turn, each with the whole state handed over (position, presence map).
+            method = NewMethod(body.Name);
+            var il = method.GetILGenerator();
+            var fail = il.DefineLabel();
+            for (int from = 0, part = 0; from < instructions.Length; from += PartLength, part++)
+            {
+                var next = EmitPart($"{body.Name}_{part}", instructions.AsSpan(from, Math.Min(PartLength, instructions.Length - from)));
+                il.Emit(OpCodes.Ldarg_0);
+                il.Emit(OpCodes.Ldarg_1);
+                il.Emit(OpCodes.Ldarg_2);
+                il.Emit(OpCodes.Ldarg_3);
+                il.Emit(OpCodes.Call, next);
+                il.Emit(OpCodes.Brfalse, fail);
+            }
+
+            il.Emit(OpCodes.Ldc_I4_1);
+            il.Emit(OpCodes.Ret);
+            il.MarkLabel(fail);
+            il.Emit(OpCodes.Ldc_I4_0);
+            il.Emit(OpCodes.Ret);
+        }
+
+        body.CompiledEncoder = method.CreateDelegate(typeof(CompiledEncodeBody), pool);
+    }
+
+    /// <summary>
+    /// Instructions a compiled method covers. .NET 8's JIT runs out of inlining budget in long bodies and leaves
+    /// the <see cref="EncodeOps"/> calls of later fields as calls (14 arguments each, most on the stack): seen in a
+    /// profile of the corpus' 19-field market-data entry. There the body is split into methods of 8 instructions;
+    /// .NET 9 and later inline the whole entry, so a split would only add calls.
+    /// </summary>
+    private static readonly int PartLength = Environment.Version.Major < 9 ? 8 : int.MaxValue;
+
+    private static DynamicMethod NewMethod(string name) => new(
+        "fast_encode_" + name,
+        typeof(bool),
+        [typeof(byte[]), RunType.MakeByRefType(), typeof(int), typeof(PmapWriter).MakeByRefType()],
+        typeof(EncoderCompiler).Module,
+        skipVisibility: true);
+
+    /// <summary>A method that encodes <paramref name="instructions"/>, with the run's state in locals.</summary>
+    private static DynamicMethod EmitPart(string name, ReadOnlySpan<FastField> instructions)
+    {
+        var method = NewMethod(name);
         var il = method.GetILGenerator();
         var pm = il.DeclareLocal(typeof(PmapWriter));
         var pos = il.DeclareLocal(typeof(int));
@@ -90,7 +136,7 @@ internal static class EncoderCompiler
         il.Emit(OpCodes.Call, ValueRef);
         il.Emit(OpCodes.Stloc, scope);
 
-        foreach (var f in body.Instructions)
+        foreach (var f in instructions)
         {
             il.Emit(OpCodes.Ldarg_1);
             il.Emit(OpCodes.Ldloc, dst);
@@ -188,7 +234,7 @@ internal static class EncoderCompiler
         il.MarkLabel(fail);
         il.Emit(OpCodes.Ldc_I4_0);
         il.Emit(OpCodes.Ret);
-        body.CompiledEncoder = method.CreateDelegate(typeof(CompiledEncodeBody), pool);
+        return method;
     }
 
     private static void Int(ILGenerator il, int value) => il.Emit(OpCodes.Ldc_I4, value);
