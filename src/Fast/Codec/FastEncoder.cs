@@ -33,6 +33,10 @@ public sealed class FastEncoder
     public void Reset() => State.Reset();
 
     /// <summary>Encodes <paramref name="message"/> at the start of <paramref name="destination"/>; the result's offset is the length written.</summary>
+    /// <remarks>
+    /// The rest of <paramref name="destination"/> is scratch: the encoder may write past the message's end (the
+    /// room reserved for a presence map before it is shortened, whole words for integers).
+    /// </remarks>
     public FastResult Encode(FastMessage message, Span<byte> destination)
     {
         ArgumentNullException.ThrowIfNull(message);
