@@ -1,4 +1,4 @@
-using System.Diagnostics;
+using RapidFix.Benchmarks.Diagnostics;
 using RapidFix.Fast.Codec;
 using RapidFix.Fast.Framing;
 using RapidFix.Fast.Messages;
@@ -36,29 +36,7 @@ internal static class FastDecodeLoop
         var message = new FastMessage();
         var encoder = mode == "encode" ? new FastEncoder(decoder.Templates) : null;
         var encoded = new byte[64 * 1024];
-        int errors = 0;
-
-        // Warm-up to the final tier: tiered compilation promotes a method after 30 calls once no new method has
-        // been compiled for 100 ms, then compiles in the background; two rounds of half a second with pauses.
-        for (int round = 0; round < 2; round++)
-        {
-            var warm = Stopwatch.StartNew();
-            while (warm.ElapsedMilliseconds < 500)
-            {
-                errors += Pass(decoder, encoder, encoded, data, message);
-            }
-
-            Thread.Sleep(500);
-        }
-
-        var time = Stopwatch.StartNew();
-        for (int i = 0; i < passes; i++)
-        {
-            errors += Pass(decoder, encoder, encoded, data, message);
-        }
-
-        time.Stop();
-        double perMessage = passes == 0 ? 0 : time.Elapsed.TotalNanoseconds / passes / FastCorpus.MessageCount;
+        long errors = CountingLoop.Run(passes, FastCorpus.MessageCount, () => Pass(decoder, encoder, encoded, data, message), out double perMessage);
         output.WriteLine($"{passes} passes, {perMessage:F1} ns/message, {errors} errors");
         return errors == 0 ? 0 : 1;
     }

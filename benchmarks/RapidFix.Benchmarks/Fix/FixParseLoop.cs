@@ -1,4 +1,4 @@
-using System.Diagnostics;
+using RapidFix.Benchmarks.Diagnostics;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Dictionary;
 using RapidFix.Engine.Validation;
@@ -21,35 +21,21 @@ internal static class FixParseLoop
         var validator = new MessageValidator(dictionary);
         var framer = new FixFramer();
         var view = new FixMessage();
-        byte[] wire = FixSamples.Wire(name switch
+        string? sample = name switch
         {
             "NewOrderSingle" => FixSamples.NewOrderSingle,
             "ExecutionReport" => FixSamples.ExecutionReport,
             "MarketDataSnapshot10" => FixSamples.MarketDataSnapshot,
-            _ => throw new ArgumentException($"unknown message {name}: NewOrderSingle, ExecutionReport or MarketDataSnapshot10"),
-        });
-        int invalid = 0;
-
-        // Warm-up to the final tier, as in FastDecodeLoop: two rounds of half a second with pauses.
-        for (int round = 0; round < 2; round++)
+            _ => null,
+        };
+        if (sample is null)
         {
-            var warm = Stopwatch.StartNew();
-            while (warm.ElapsedMilliseconds < 500)
-            {
-                invalid += Pass(framer, view, validator, dictionary, wire);
-            }
-
-            Thread.Sleep(500);
+            Console.Error.WriteLine($"unknown message {name}: NewOrderSingle, ExecutionReport or MarketDataSnapshot10");
+            return 2;
         }
 
-        var time = Stopwatch.StartNew();
-        for (int i = 0; i < passes; i++)
-        {
-            invalid += Pass(framer, view, validator, dictionary, wire);
-        }
-
-        time.Stop();
-        double perMessage = passes == 0 ? 0 : time.Elapsed.TotalNanoseconds / passes / MessagesPerPass;
+        byte[] wire = FixSamples.Wire(sample);
+        long invalid = CountingLoop.Run(passes, MessagesPerPass, () => Pass(framer, view, validator, dictionary, wire), out double perMessage);
         output.WriteLine($"{name}: {passes} passes, {perMessage:F1} ns/message, {invalid} invalid");
         return invalid == 0 ? 0 : 1;
     }

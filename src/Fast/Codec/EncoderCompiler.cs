@@ -78,11 +78,7 @@ internal static class EncoderCompiler
                 il.Emit(OpCodes.Brfalse, fail);
             }
 
-            il.Emit(OpCodes.Ldc_I4_1);
-            il.Emit(OpCodes.Ret);
-            il.MarkLabel(fail);
-            il.Emit(OpCodes.Ldc_I4_0);
-            il.Emit(OpCodes.Ret);
+            ReturnTrueOrFalse(il, fail);
         }
 
         body.CompiledEncoder = method.CreateDelegate(typeof(CompiledEncodeBody), pool);
@@ -229,12 +225,18 @@ internal static class EncoderCompiler
         il.Emit(OpCodes.Ldarg_1);
         il.Emit(OpCodes.Ldloc, pos);
         il.Emit(OpCodes.Call, SetPosition);
+        ReturnTrueOrFalse(il, fail);
+        return method;
+    }
+
+    /// <summary>Returns true, and at <paramref name="fail"/> false.</summary>
+    private static void ReturnTrueOrFalse(ILGenerator il, Label fail)
+    {
         il.Emit(OpCodes.Ldc_I4_1);
         il.Emit(OpCodes.Ret);
         il.MarkLabel(fail);
         il.Emit(OpCodes.Ldc_I4_0);
         il.Emit(OpCodes.Ret);
-        return method;
     }
 
     private static void Int(ILGenerator il, int value) => il.Emit(OpCodes.Ldc_I4, value);
