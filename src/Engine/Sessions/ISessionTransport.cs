@@ -11,6 +11,12 @@ public interface ISessionTransport
 
     /// <summary>Closes the connection. <paramref name="reason"/> is logged.</summary>
     void Disconnect(DisconnectReason reason);
+
+    /// <summary>
+    /// The counterparty's address (captured once when the connection was set up), or null when the transport has
+    /// none (an in-memory transport). Logged with every refusal and offered to the logon hook.
+    /// </summary>
+    System.Net.EndPoint? RemoteEndPoint { get; }
 }
 
 /// <summary>Why a connection was closed (logged and counted without building strings).</summary>

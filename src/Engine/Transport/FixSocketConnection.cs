@@ -68,6 +68,20 @@ public abstract class FixSocketConnection : ISessionTransport
         }
 
         _socket = socket;
+        // Read once here: Socket.RemoteEndPoint builds a new object on each call.
+        try
+        {
+            RemoteEndPoint = socket.RemoteEndPoint;
+        }
+        catch (SocketException)
+        {
+            RemoteEndPoint = null;
+        }
+        catch (ObjectDisposedException)
+        {
+            RemoteEndPoint = null;
+        }
+
         _session = session;
         _router = router;
         _log = log ?? EngineLog.Null;
@@ -96,6 +110,9 @@ public abstract class FixSocketConnection : ISessionTransport
 
     /// <summary>Which kind of connection this is.</summary>
     public abstract SocketTransport Transport { get; }
+
+    /// <inheritdoc/>
+    public System.Net.EndPoint? RemoteEndPoint { get; }
 
     /// <summary>The session bound to this connection (null until an acceptor connection's Logon is routed).</summary>
     public FixSession? Session => _session;
