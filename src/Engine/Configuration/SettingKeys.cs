@@ -61,6 +61,14 @@ public static class SettingKeys
     public const string IgnorePossDupResendRequests = "IgnorePossDupResendRequests";
     public const string RequiresOrigSendingTime = "RequiresOrigSendingTime";
     public const string ValidateLengthAndChecksum = "ValidateLengthAndChecksum";
+    public const string MinHeartBtInt = "MinHeartBtInt";
+    public const string MaxHeartBtInt = "MaxHeartBtInt";
+    public const string Username = "Username";
+    public const string Password = "Password";
+    public const string PasswordEnvironmentVariable = "PasswordEnvironmentVariable";
+    public const string AllowedRemoteAddresses = "AllowedRemoteAddresses";
+    public const string AcceptanceScriptCompatibility = "AcceptanceScriptCompatibility";
+    public const string InboundQueueCapacity = "InboundQueueCapacity";
 
     // Data dictionary and validation.
     public const string UseDataDictionary = "UseDataDictionary";

@@ -192,6 +192,16 @@ public static class SettingsCatalogue
             B(RequiresOrigSendingTime, "Reject PossDup messages without OrigSendingTime(122).", "Y"),
             B(ValidateLengthAndChecksum, "Reject messages with a wrong BodyLength or CheckSum.", "Y"),
 
+            // Logon checks (RapidFix): what a counterparty's Logon must satisfy before anything else happens.
+            rapid(I(MinHeartBtInt, "Acceptor: the smallest HeartBtInt(108) a counterparty may ask for, in seconds; a Logon below it is refused with a Logout naming the limit. 0 admits HeartBtInt=0 (no heartbeats, no liveness check).", "1", 0, MaxInt)),
+            rapid(I(MaxHeartBtInt, "Acceptor: the largest HeartBtInt(108) a counterparty may ask for, in seconds; a Logon above it is refused with a Logout naming the limit.", "300", 0, MaxInt)),
+            rapid(S(Username, "Acceptor: the Username(553) the counterparty's Logon must carry; initiator: sent in our Logon.")),
+            rapid(S(Password, "Acceptor: the Password(554) the counterparty's Logon must carry; initiator: sent in our Logon. Never logged. Prefer PasswordEnvironmentVariable.")),
+            rapid(S(PasswordEnvironmentVariable, "Name of the environment variable holding the Password (read once at startup; an error when it is not set).")),
+            rapid(S(AllowedRemoteAddresses, "Acceptor: comma-separated addresses and CIDR ranges (10.1.0.0/16, 192.0.2.7, 2001:db8::/32) a Logon may come from; empty admits any address.")),
+            rapid(I(InboundQueueCapacity, "Messages received ahead of a sequence gap that are kept (copied into views of MaxMessageSize pre-allocated at startup) until the gap is filled; more are dropped and asked for again once it is.", "64", 1, 1 << 16)),
+            rapid(B(AcceptanceScriptCompatibility, "Answer as the QuickFIX acceptance scripts of the conformance suite pin it (older QuickFIX): a Logon with ResetSeqNumFlag=Y answered without the flag, a Reject of a too-low NewSeqNo without RefTagID, a Logon with a bad SendingTime closed without a Logout. N (the default) follows QuickFIX/J and the FIX session specification.", "N")),
+
             // Data dictionary and validation.
             B(UseDataDictionary, "Validate messages against the data dictionary.", "Y"),
             P(DataDictionary, "Data dictionary (FIX 4.x)."),

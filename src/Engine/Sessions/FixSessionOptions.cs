@@ -150,6 +150,54 @@ public sealed class FixSessionOptions
     /// <summary>How the connection buffers what it receives (setting SocketTransport).</summary>
     public SocketTransport SocketTransport { get; init; } = SocketTransport.Pipelines;
 
+    /// <summary>Acceptor: the smallest HeartBtInt a counterparty's Logon may carry (0 admits "no heartbeats").</summary>
+    public int MinHeartBtInt { get; init; } = 1;
+
+    /// <summary>Acceptor: the largest HeartBtInt a counterparty's Logon may carry.</summary>
+    public int MaxHeartBtInt { get; init; } = 300;
+
+    /// <summary>Acceptor: the Username(553) the counterparty's Logon must carry (null: not checked); initiator: sent in our Logon.</summary>
+    public string? Username
+    {
+        get => _username;
+        init
+        {
+            _username = value;
+            UsernameBytes = string.IsNullOrEmpty(value) ? [] : Encoding.UTF8.GetBytes(value);
+        }
+    }
+
+    /// <summary>
+    /// Acceptor: the Password(554) the counterparty's Logon must carry (null: not checked); initiator: sent in our
+    /// Logon. Never logged; compared in constant time.
+    /// </summary>
+    public string? Password
+    {
+        get => _password;
+        init
+        {
+            _password = value;
+            PasswordBytes = string.IsNullOrEmpty(value) ? [] : Encoding.UTF8.GetBytes(value);
+        }
+    }
+
+    private readonly string? _username;
+    private readonly string? _password;
+
+    internal byte[] UsernameBytes { get; private init; } = [];
+
+    internal byte[] PasswordBytes { get; private init; } = [];
+
+    /// <summary>Acceptor: the addresses a Logon may come from (null: any).</summary>
+    public RemoteAddressFilter? AllowedRemoteAddresses { get; init; }
+
+    /// <summary>
+    /// Answer as the QuickFIX acceptance scripts pin it (older QuickFIX): a Logon with ResetSeqNumFlag=Y answered
+    /// without the flag, a Reject of a too-low NewSeqNo without RefTagID, a Logon with a bad SendingTime closed
+    /// without a Logout. Off by default (QuickFIX/J and the FIX session specification).
+    /// </summary>
+    public bool AcceptanceScriptCompatibility { get; init; }
+
     /// <summary>Messages received ahead of a gap that are kept until the gap is filled (more are dropped and re-requested).</summary>
     public int InboundQueueCapacity { get; init; } = 64;
 
@@ -191,6 +239,7 @@ public sealed class FixSessionOptions
             }
             : settings.GetBool(SettingKeys.MillisecondsInTimeStamp) ? FixTimePrecision.Milliseconds : FixTimePrecision.Seconds;
 
+        var (minHeartBtInt, maxHeartBtInt) = HeartBtIntBounds(settings);
         return new FixSessionOptions(id)
         {
             IsInitiator = !settings.IsAcceptor,
@@ -231,7 +280,64 @@ public sealed class FixSessionOptions
             MaxMessageSize = settings.GetInt(SettingKeys.MaxMessageSize),
             OutboundBufferBytes = (int)Math.Min(int.MaxValue / 2, (long)settings.GetInt(SettingKeys.OutboundQueueDepth) * 1024),
             SocketTransport = Enum.Parse<SocketTransport>(settings.GetChoice(SettingKeys.SocketTransport)),
+            InboundQueueCapacity = settings.GetInt(SettingKeys.InboundQueueCapacity),
+            MinHeartBtInt = minHeartBtInt,
+            MaxHeartBtInt = maxHeartBtInt,
+            Username = settings.GetStringOrNull(SettingKeys.Username),
+            Password = PasswordSetting(settings),
+            AllowedRemoteAddresses = AllowedAddressesSetting(settings),
+            AcceptanceScriptCompatibility = settings.GetBool(SettingKeys.AcceptanceScriptCompatibility),
         };
+    }
+
+    private static (int Min, int Max) HeartBtIntBounds(SessionSettings settings)
+    {
+        int min = settings.GetInt(SettingKeys.MinHeartBtInt);
+        int max = settings.GetInt(SettingKeys.MaxHeartBtInt);
+        if (min > max)
+        {
+            string key = settings.Has(SettingKeys.MinHeartBtInt) ? SettingKeys.MinHeartBtInt : SettingKeys.MaxHeartBtInt;
+            settings.TryGetValue(key, out var value);
+            throw settings.Error(key, value, $"MinHeartBtInt {min} is above MaxHeartBtInt {max}");
+        }
+
+        return (min, max);
+    }
+
+    /// <summary>Password, or the variable PasswordEnvironmentVariable names (read now: a missing variable is a startup error).</summary>
+    private static string? PasswordSetting(SessionSettings settings)
+    {
+        string? password = settings.GetStringOrNull(SettingKeys.Password);
+        if (!settings.TryGetValue(SettingKeys.PasswordEnvironmentVariable, out var variable) || variable.Value.Length == 0)
+        {
+            return password;
+        }
+
+        if (password is not null)
+        {
+            throw settings.Error(SettingKeys.PasswordEnvironmentVariable, variable, "set Password or PasswordEnvironmentVariable, not both");
+        }
+
+        return Environment.GetEnvironmentVariable(variable.Value) is { Length: > 0 } fromEnvironment
+            ? fromEnvironment
+            : throw settings.Error(SettingKeys.PasswordEnvironmentVariable, variable, $"the environment variable '{variable.Value}' is not set");
+    }
+
+    private static RemoteAddressFilter? AllowedAddressesSetting(SessionSettings settings)
+    {
+        if (!settings.TryGetValue(SettingKeys.AllowedRemoteAddresses, out var value) || value.Value.Length == 0)
+        {
+            return null;
+        }
+
+        try
+        {
+            return RemoteAddressFilter.Parse(value.Value);
+        }
+        catch (FormatException e)
+        {
+            throw settings.Error(SettingKeys.AllowedRemoteAddresses, value, e.Message);
+        }
     }
 
     /// <summary>
