@@ -56,6 +56,10 @@ public enum LogEvent : ushort
     ResendExpectedFromLogon,
     EngineFault,
     PeerResendNotForthcoming,
+    LogonRejected,
+    LogoutNotSent,
+    MsgSeqNumInvalid,
+    ResendForDropped,
 }
 
 /// <summary>
@@ -171,6 +175,35 @@ public sealed class EngineLog : IDisposable
             _output.Flush();
         }
     }
+
+    /// <summary>
+    /// Records an event with a line of text written at once (a refused logon with the peer's address and the
+    /// reason, say). Allocates and writes synchronously: for connection set-up and tear-down, never per message.
+    /// </summary>
+    public void WriteDetail(LogLevel level, LogEvent ev, int session, string detail)
+    {
+        ArgumentNullException.ThrowIfNull(detail);
+        Write(level, ev, session);
+        if (level < MinimumLevel || _output is null)
+        {
+            return;
+        }
+
+        var text = Encoding.UTF8.GetBytes($"{DateTime.UtcNow:yyyyMMdd-HH:mm:ss.ffffff} {LevelText(level)}{SessionName(session) ?? "-"}: {detail}\n");
+        lock (_output)
+        {
+            _output.Write(text, 0, text.Length);
+            _output.Flush();
+        }
+    }
+
+    private static string LevelText(LogLevel level) => level switch
+    {
+        LogLevel.Debug => "DEBUG ",
+        LogLevel.Info => "INFO  ",
+        LogLevel.Warning => "WARN  ",
+        _ => "ERROR ",
+    };
 
     /// <summary>The name a session registered with, or null for an unknown index.</summary>
     public string? SessionName(int session)
@@ -293,7 +326,14 @@ public sealed class EngineLog : IDisposable
             case LogEvent.TestRequestSent: w.Append("TestRequest sent"u8); break;
             case LogEvent.HeartbeatTimeout: w.Append("timed out waiting for heartbeat"u8); break;
             case LogEvent.OutboundBufferFull: w.Append("outbound buffer full ("u8); w.Number(e.A); w.Append(" bytes waiting): counterparty too slow, logging out"u8); break;
-            case LogEvent.InboundQueueFull: w.Append("too many messages ahead of a gap; MsgSeqNum "u8); w.Number(e.A); w.Append(" dropped (it will be resent)"u8); break;
+            case LogEvent.InboundQueueFull:
+                w.Append("too many messages ahead of a gap; MsgSeqNum "u8); w.Number(e.A);
+                w.Append(e.B != 0 ? " dropped (the ResendRequest out covers it)"u8 : " dropped (to be asked for again once the gap is filled)"u8);
+                break;
+            case LogEvent.LogonRejected: w.Append("logon refused (see the detail line)"u8); break;
+            case LogEvent.LogoutNotSent: w.Append("Logout not sent: the connection is already closed"u8); break;
+            case LogEvent.MsgSeqNumInvalid: w.Append("MsgSeqNum(34) missing or not a valid sequence number: logging out"u8); break;
+            case LogEvent.ResendForDropped: w.Append("asking again for "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); w.Append(", dropped while the queue ahead of the gap was full"u8); break;
             case LogEvent.IncorrectBeginString: w.Append("incorrect BeginString, logging out"u8); break;
             case LogEvent.CompIdProblem: w.Append("CompID problem, logging out"u8); break;
             case LogEvent.SendingTimeAccuracy: w.Append("SendingTime accuracy problem, logging out"u8); break;
@@ -338,6 +378,7 @@ public sealed class EngineLog : IDisposable
         Sessions.DisconnectReason.Shutdown => "engine shutdown"u8,
         Sessions.DisconnectReason.Application => "application request"u8,
         Sessions.DisconnectReason.EngineFault => "unexpected error in the engine thread (see the fault line)"u8,
+        Sessions.DisconnectReason.InvalidMsgSeqNum => "MsgSeqNum missing or not a valid sequence number"u8,
         _ => "unknown"u8,
     };
 

@@ -94,6 +94,20 @@ public sealed partial class FixSession
             return;
         }
 
+        if (!message.TryGetInt(Tags.MsgSeqNum, out int msgSeqNum) || msgSeqNum > MaxSeqNum)
+        {
+            // Without a usable MsgSeqNum the message can be neither sequenced nor rejected: the session ends (as
+            // QuickFIX/J's QFJ-650; a Reject would have to answer a message that has no place in the sequence).
+            _log.Write(LogLevel.Error, LogEvent.MsgSeqNumInvalid, _logIndex);
+            if (_receivedLogon && !_sentLogout)
+            {
+                GenerateLogout("MsgSeqNum(34) missing or not a valid sequence number"u8);
+            }
+
+            DisconnectCore(_receivedLogon ? DisconnectReason.InvalidMsgSeqNum : DisconnectReason.InvalidLogon);
+            return;
+        }
+
         var validator = _adminValidator is not null && ReferenceEquals(message.Dictionary, _adminValidator.Dictionary) ? _adminValidator : _validator;
         if (validator is not null)
         {
@@ -117,6 +131,11 @@ public sealed partial class FixSession
 
                 return;
             }
+        }
+
+        if (_receivedLogon && !isLogon && !CheckSequenceFields(message, msgType, msgSeqNum))
+        {
+            return;
         }
 
         if (isLogon)
@@ -190,13 +209,64 @@ public sealed partial class FixSession
 
     private void NextLogon(FixMessage logon, long nowNanos)
     {
-        _receivedReset = logon.TryGetBool(Tags.ResetSeqNumFlag, out bool reset) && reset;
-        if (_receivedReset && !_sentReset)
+        bool reset = logon.TryGetBool(Tags.ResetSeqNumFlag, out bool resetFlag) && resetFlag;
+        if (_receivedLogon && !reset)
         {
-            ResetState();
+            // A second Logon on a logged-on connection is not a valid state (QuickFIX/J): never a second OnLogon.
+            RefuseLogon("Logon received while already logged on", "Logon state is not valid for a second Logon without ResetSeqNumFlag=Y", DisconnectReason.InvalidLogon);
+            return;
         }
 
-        if (!_options.IsInitiator && _options.ResetOnLogon)
+        // Everything that can refuse the Logon comes before anything that changes the session (resets, sequence
+        // numbers, the application's OnLogon): a refused Logon leaves the session as it was.
+        if (_options.CheckCompId &&
+            (!logon.GetValue(Tags.SenderCompID).SequenceEqual(_options.TargetCompId) ||
+             !logon.GetValue(Tags.TargetCompID).SequenceEqual(_options.SenderCompId)))
+        {
+            _log.Write(LogLevel.Error, LogEvent.CompIdProblem, _logIndex);
+            RefuseLogon("CompID problem", "CompID problem", DisconnectReason.InvalidLogon);
+            return;
+        }
+
+        if (!IsGoodTime(logon))
+        {
+            // QuickFIX closes without a Logout here (acceptance script 1d_InvalidLogonBadSendingTime).
+            RefuseLogon("SendingTime accuracy problem", "SendingTime accuracy problem", DisconnectReason.InvalidLogon,
+                withLogout: !_options.AcceptanceScriptCompatibility);
+            return;
+        }
+
+        if (!_options.IsInitiator && !CheckCounterparty(logon))
+        {
+            return;
+        }
+
+        int seqNum = SeqNumOf(logon);
+        logon.TryGetInt(Tags.HeartBtInt, out int heartBtInt);
+        _log.Write(LogLevel.Info, LogEvent.LogonReceived, _logIndex, seqNum, heartBtInt);
+
+        // NextExpectedMsgSeqNum(789): the counterparty cannot expect a number we have not reached (after the reset
+        // this Logon will cause, if any).
+        bool resetsNow = (reset && !_sentReset) || (!_options.IsInitiator && _options.ResetOnLogon);
+        int nextSender = resetsNow ? 1 : _store.NextSenderMsgSeqNum;
+        int theirNext = 0;
+        bool theyExpect = _options.UsesNextExpectedMsgSeqNum && logon.Contains(Tags.NextExpectedMsgSeqNum);
+        if (theyExpect && (!logon.TryGetInt(Tags.NextExpectedMsgSeqNum, out theirNext) || theirNext > nextSender || theirNext < 1))
+        {
+            RefuseNextExpected(theirNext, nextSender);
+            return;
+        }
+
+        var decision = _application.OnLogonRequest(this, logon);
+        if (!decision.Accepted)
+        {
+            _log.Write(LogLevel.Warning, LogEvent.LogonRefused, _logIndex);
+            RefuseLogon(decision.Reason, "refused by the application: " + decision.Reason, DisconnectReason.LogonRefused);
+            return;
+        }
+
+        _receivedReset = reset;
+        if (resetsNow)
         {
             ResetState();
         }
@@ -206,41 +276,12 @@ public sealed partial class FixSession
             return;
         }
 
-        if (!IsGoodTime(logon))
-        {
-            _log.Write(LogLevel.Error, LogEvent.SendingTimeAccuracy, _logIndex);
-            DisconnectCore(DisconnectReason.InvalidLogon);
-            return;
-        }
-
-        int seqNum = SeqNumOf(logon);
-        logon.TryGetInt(Tags.HeartBtInt, out int heartBtInt);
-        _log.Write(LogLevel.Info, LogEvent.LogonReceived, _logIndex, seqNum, heartBtInt);
-
-        // NextExpectedMsgSeqNum(789): the counterparty cannot expect a number we have not reached.
-        int theirNext = 0;
-        bool theyExpect = _options.UsesNextExpectedMsgSeqNum && logon.TryGetInt(Tags.NextExpectedMsgSeqNum, out theirNext);
-        if (theyExpect && (theirNext > _store.NextSenderMsgSeqNum || theirNext < 1))
-        {
-            RefuseNextExpected(theirNext);
-            return;
-        }
-
-        var decision = _application.OnLogonRequest(this, logon);
-        if (!decision.Accepted)
-        {
-            _log.Write(LogLevel.Warning, LogEvent.LogonRefused, _logIndex);
-            GenerateLogout(decision.Reason);
-            DisconnectCore(DisconnectReason.LogonRefused);
-            return;
-        }
-
         _receivedLogon = true;
         _counters.Logons++;
         if (!_options.IsInitiator)
         {
             _heartBtInt = heartBtInt;
-            GenerateLogonResponse(logon);
+            GenerateLogonResponse(logon, reset && !_options.AcceptanceScriptCompatibility);
         }
 
         _sentReset = false;
@@ -279,12 +320,82 @@ public sealed partial class FixSession
         }
     }
 
-    /// <summary>A Logon whose NextExpectedMsgSeqNum is beyond what we have sent: an unrecoverable mismatch.</summary>
-    private void RefuseNextExpected(int theirNext)
+    /// <summary>
+    /// An acceptor's checks of who is logging on, before the application's: the HeartBtInt it asks for (within
+    /// MinHeartBtInt..MaxHeartBtInt), the address it comes from (AllowedRemoteAddresses), Username and Password.
+    /// False when the Logon was refused (logged with the peer's address, answered with a Logout, disconnected).
+    /// </summary>
+    private bool CheckCounterparty(FixMessage logon)
     {
-        int next = _store.NextSenderMsgSeqNum;
+        var o = _options;
+        if (!logon.TryGetInt(Tags.HeartBtInt, out int heartBtInt))
+        {
+            RefuseLogon("HeartBtInt(108) missing or not a number", "HeartBtInt(108) missing or not a number", DisconnectReason.InvalidLogon);
+            return false;
+        }
+
+        string? heartBtIntProblem = heartBtInt < 0 ? $"HeartBtInt {heartBtInt} is negative"
+            : heartBtInt < o.MinHeartBtInt ? $"HeartBtInt {heartBtInt} is below MinHeartBtInt {o.MinHeartBtInt}"
+            : heartBtInt > o.MaxHeartBtInt ? $"HeartBtInt {heartBtInt} is above MaxHeartBtInt {o.MaxHeartBtInt}"
+            : null;
+        if (heartBtIntProblem is not null)
+        {
+            RefuseLogon(heartBtIntProblem, heartBtIntProblem, DisconnectReason.InvalidLogon);
+            return false;
+        }
+
+        if (o.AllowedRemoteAddresses is { } allowed && !allowed.Allows(RemoteEndPoint))
+        {
+            RefuseLogon("Logon refused: source address not allowed", $"address not in AllowedRemoteAddresses ({allowed.Text})", DisconnectReason.LogonRefused);
+            return false;
+        }
+
+        // Both compared in full whatever the first one gives, and in constant time: the answer says nothing of which
+        // was wrong, and the time taken nothing of how much of it was right.
+        bool usernameOk = o.UsernameBytes.Length == 0 ||
+                          System.Security.Cryptography.CryptographicOperations.FixedTimeEquals(logon.GetValue(Tags.Username), o.UsernameBytes);
+        bool passwordOk = o.PasswordBytes.Length == 0 ||
+                          System.Security.Cryptography.CryptographicOperations.FixedTimeEquals(logon.GetValue(Tags.Password), o.PasswordBytes);
+        if (!usernameOk || !passwordOk)
+        {
+            string which = !usernameOk && !passwordOk ? "Username and Password" : !usernameOk ? "Username" : "Password";
+            string detail = logon.Contains(Tags.Username) || logon.Contains(Tags.Password)
+                ? $"{which} do not match the session's" : $"{which} missing";
+            RefuseLogon("Logon refused: invalid Username or Password", detail, DisconnectReason.LogonRefused);
+            return false;
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Refuses a Logon: the log gets the peer's address and <paramref name="detail"/> (never a password), the
+    /// counterparty a Logout with <paramref name="logoutText"/> (unless <paramref name="withLogout"/> is false, then the
+    /// log says so), and the connection closes. The session's sequence numbers and store are left as they were,
+    /// but for the Logout's own MsgSeqNum (as QuickFIX: the counterparty counts it).
+    /// </summary>
+    private void RefuseLogon(string? logoutText, string detail, DisconnectReason reason, bool withLogout = true)
+    {
+        _counters.LogonsRefused++;
+        string peer = RemoteEndPoint?.ToString() ?? "unknown address";
+        _log.WriteDetail(LogLevel.Warning, LogEvent.LogonRejected, _logIndex,
+            withLogout ? $"logon from {peer} refused: {detail}; logging out" : $"logon from {peer} refused: {detail}; disconnecting without a Logout (AcceptanceScriptCompatibility=Y)");
+        if (withLogout && !_sentLogout)
+        {
+            GenerateLogout(logoutText);
+        }
+
+        DisconnectCore(reason);
+    }
+
+    /// <summary>A Logon whose NextExpectedMsgSeqNum is beyond what we have sent (or not a number): an unrecoverable mismatch.</summary>
+    private void RefuseNextExpected(int theirNext, int next)
+    {
         _log.Write(LogLevel.Error, LogEvent.NextExpectedMsgSeqNumTooHigh, _logIndex, next, theirNext);
-        LogoutAndDisconnect("NextExpectedMsgSeqNum(789) "u8, theirNext, " is higher than the next MsgSeqNum we send, "u8, next, DisconnectReason.InvalidLogon);
+        string text = theirNext < 1
+            ? "NextExpectedMsgSeqNum(789) is not a valid sequence number"
+            : $"NextExpectedMsgSeqNum(789) {theirNext} is higher than the next MsgSeqNum we send, {next}";
+        RefuseLogon(text, text, DisconnectReason.InvalidLogon);
     }
 
     /// <summary>Logs out with the text "{first}{a}{second}{b}" (built without allocation) and disconnects.</summary>
@@ -345,7 +456,9 @@ public sealed partial class FixSession
         _log.Write(LogLevel.Info, LogEvent.SequenceResetReceived, _logIndex, expected, newSeqNo);
         if (newSeqNo < expected)
         {
-            GenerateReject(sequenceReset, SessionRejectReason.ValueIsIncorrect, 0, false, RejectDetail.None, 0);
+            // RefTagID 36 as QuickFIX/J gives it; the older QuickFIX of the acceptance scripts leaves it out.
+            bool withTag = !_options.AcceptanceScriptCompatibility;
+            GenerateReject(sequenceReset, SessionRejectReason.ValueIsIncorrect, withTag ? Tags.NewSeqNo : 0, withTag, RejectDetail.None, 0);
             return;
         }
 
@@ -400,6 +513,8 @@ public sealed partial class FixSession
 
             if (_resend.Active)
             {
+                // Satisfied once the gap that caused it is filled, also when it asked "through infinity" (as
+                // QuickFIX): later gaps then get their own ResendRequest.
                 if (seqNum >= _resend.End)
                 {
                     _log.Write(LogLevel.Info, LogEvent.ResendSatisfied, _logIndex, _resend.End);
@@ -437,22 +552,31 @@ public sealed partial class FixSession
     {
         int expected = _store.NextTargetMsgSeqNum;
         _log.Write(LogLevel.Warning, LogEvent.MsgSeqNumTooHigh, _logIndex, expected, seqNum);
-        if (_queue.TryEnqueue(seqNum, message))
+        bool queued = _queue.TryEnqueue(seqNum, message);
+        if (queued)
         {
             _counters.QueuedAheadOfGap++;
         }
-        else
+
+        if (!_resend.Active || _options.SendRedundantResendRequests || seqNum < _resend.Begin)
         {
+            RequestResend(expected, seqNum);
+        }
+
+        // Otherwise a ResendRequest covering the gap is already out (or the counterparty's own resend is awaited).
+        if (!queued)
+        {
+            // A request "through infinity" whose resend has not begun covers everything the counterparty has sent
+            // so far, this message too; anything else is asked for again once the gap is filled (ProcessQueued).
+            bool covered = _resend.Active && _resend.ThroughInfinity && !_resend.Started;
+            if (!covered)
+            {
+                _droppedThrough = Math.Max(_droppedThrough, seqNum);
+            }
+
             _counters.InboundQueueOverflows++;
-            _log.Write(LogLevel.Warning, LogEvent.InboundQueueFull, _logIndex, seqNum);
+            _log.Write(LogLevel.Warning, LogEvent.InboundQueueFull, _logIndex, seqNum, covered ? 1 : 0);
         }
-
-        if (_resend.Active && !_options.SendRedundantResendRequests && seqNum >= _resend.Begin)
-        {
-            return; // a ResendRequest covering this is already out (or the counterparty's own resend is awaited)
-        }
-
-        RequestResend(expected, seqNum);
     }
 
     /// <summary>
@@ -474,12 +598,14 @@ public sealed partial class FixSession
         }
 
         GenerateResendRequest(expected, endChunk, seqNum);
+        bool throughInfinity = _options.MaxMessagesInResendRequest <= 0;
         _resend = new ResendRange
         {
             Active = true,
             Begin = expected,
-            End = endRange == 0 ? int.MaxValue : endRange,
-            ChunkEnd = endChunk == 0 || endChunk == 999999 ? 0 : endChunk,
+            End = seqNum - 1,
+            ChunkEnd = throughInfinity ? 0 : endChunk,
+            ThroughInfinity = throughInfinity,
         };
     }
 
@@ -534,9 +660,19 @@ public sealed partial class FixSession
     {
         while (_transport is not null)
         {
-            var queued = _queue.TryDequeue(_store.NextTargetMsgSeqNum);
+            int next = _store.NextTargetMsgSeqNum;
+            var queued = _queue.TryDequeue(next);
             if (queued is null)
             {
+                if (_droppedThrough >= next && !_resend.Active && _receivedLogon)
+                {
+                    // Messages were dropped from the full queue that no request covered: ask for them now.
+                    _log.Write(LogLevel.Info, LogEvent.ResendForDropped, _logIndex, next, _droppedThrough);
+                    int through = _droppedThrough;
+                    _droppedThrough = 0;
+                    RequestResend(next, through + 1);
+                }
+
                 return;
             }
 
@@ -553,6 +689,39 @@ public sealed partial class FixSession
             _lastProcessedWasQueued = true;
         }
     }
+
+    /// <summary>
+    /// Sequence fields other than MsgSeqNum (BeginSeqNo, EndSeqNo, NewSeqNo, RefSeqNum, LastMsgSeqNumProcessed,
+    /// NextExpectedMsgSeqNum) must hold a number from their minimum to <see cref="MaxSeqNum"/>; otherwise a Reject
+    /// with SessionRejectReason 5 and the tag. Checked when the message is acted on now: ResendRequest and
+    /// SequenceReset always (they act whatever their own MsgSeqNum), others when in sequence (one held ahead of a
+    /// gap is checked when its turn comes). False when rejected.
+    /// </summary>
+    private bool CheckSequenceFields(FixMessage message, ReadOnlySpan<byte> msgType, int msgSeqNum)
+    {
+        if (!Is(msgType, (byte)'2') && !Is(msgType, (byte)'4') && msgSeqNum != _store.NextTargetMsgSeqNum)
+        {
+            return true;
+        }
+
+        int tag = !InRange(message, Tags.BeginSeqNo, 1) ? Tags.BeginSeqNo
+            : !InRange(message, Tags.EndSeqNo, 0) ? Tags.EndSeqNo
+            : !InRange(message, Tags.NewSeqNo, 1) ? Tags.NewSeqNo
+            : !InRange(message, Tags.RefSeqNum, 0) ? Tags.RefSeqNum
+            : !InRange(message, Tags.LastMsgSeqNumProcessed, 0) ? Tags.LastMsgSeqNumProcessed
+            : !InRange(message, Tags.NextExpectedMsgSeqNum, 1) ? Tags.NextExpectedMsgSeqNum
+            : 0;
+        if (tag == 0)
+        {
+            return true;
+        }
+
+        GenerateReject(message, SessionRejectReason.ValueIsIncorrect, tag, true, RejectDetail.None, 0);
+        return false;
+    }
+
+    private static bool InRange(FixMessage message, int tag, int min) =>
+        !message.Contains(tag) || (message.TryGetInt(tag, out int value) && value >= min && value <= MaxSeqNum);
 
     private void ResetOutOfSession()
     {

@@ -92,6 +92,16 @@ public sealed partial class FixSession
             _encoder.Add(Tags.NextExpectedMsgSeqNum, _store.NextTargetMsgSeqNum);
         }
 
+        if (_options.UsernameBytes.Length > 0)
+        {
+            _encoder.Add(Tags.Username, _options.UsernameBytes);
+        }
+
+        if (_options.PasswordBytes.Length > 0)
+        {
+            _encoder.Add(Tags.Password, _options.PasswordBytes);
+        }
+
         _lastReceivedNanos = _clock.UtcNowNanos;
         _testRequestCounter = 0;
         int seq = _store.NextSenderMsgSeqNum;
@@ -104,7 +114,9 @@ public sealed partial class FixSession
         }
     }
 
-    private void GenerateLogonResponse(FixMessage logon)
+    /// <param name="logon">The counterparty's Logon.</param>
+    /// <param name="withReset">Answer a ResetSeqNumFlag=Y with ResetSeqNumFlag=Y (the FIX session specification, QuickFIX/J).</param>
+    private void GenerateLogonResponse(FixMessage logon, bool withReset)
     {
         int logonSeq = SeqNumOf(logon);
         var header = new HeaderOptions { LastMsgSeqNumProcessed = logonSeq };
@@ -112,6 +124,11 @@ public sealed partial class FixSession
         Begin("A"u8, seq, header, default);
         _encoder.AddChar(Tags.EncryptMethod, (byte)'0');
         _encoder.Add(Tags.HeartBtInt, _heartBtInt);
+        if (withReset)
+        {
+            _encoder.AddChar(Tags.ResetSeqNumFlag, (byte)'Y');
+        }
+
         if (_options.Id.IsFixt)
         {
             _encoder.AddAscii(Tags.DefaultApplVerID, _options.DefaultApplVerId);
@@ -137,6 +154,12 @@ public sealed partial class FixSession
 
     private void GenerateLogout(ReadOnlySpan<byte> text, int respondingTo = 0)
     {
+        if (_transport is null)
+        {
+            _log.Write(LogLevel.Warning, LogEvent.LogoutNotSent, _logIndex);
+            return;
+        }
+
         var header = new HeaderOptions { LastMsgSeqNumProcessed = respondingTo };
         int seq = _store.NextSenderMsgSeqNum;
         Begin("5"u8, seq, header, default);
@@ -655,6 +678,13 @@ public sealed partial class FixSession
     /// <summary>Finishes the message in the encoder, stores it (unless it is a resend or gap fill) and sends it.</summary>
     private SendResult Complete(ReadOnlySpan<byte> msgType, int resendSeqNum, bool application)
     {
+        if (_transport is null)
+        {
+            // Closed (an answer generated after a disconnection): no sequence number is used for what is not sent.
+            _counters.SendFailures++;
+            return SendResult.TransportFailed;
+        }
+
         if (!application)
         {
             _application.OnSendingAdmin(this, msgType, _encoder);

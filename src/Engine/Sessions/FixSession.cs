@@ -43,6 +43,12 @@ public enum SessionStatus : byte
 /// </remarks>
 public sealed partial class FixSession
 {
+    /// <summary>
+    /// The largest sequence number accepted in any sequence field: one below int.MaxValue, so the number after it
+    /// (the next expected, the next to send) still fits.
+    /// </summary>
+    public const int MaxSeqNum = int.MaxValue - 1;
+
     private readonly object _sync = new();
     private readonly FixSessionOptions _options;
     private readonly IFixApplication _application;
@@ -74,6 +80,7 @@ public sealed partial class FixSession
     private long _lastReceivedNanos;
     private long _logoutSentNanos;
     private ResendRange _resend;
+    private int _droppedThrough; // highest MsgSeqNum dropped from a full queue that no ResendRequest out covers
     private SessionCounters _counters;
 
     public FixSession(FixSessionOptions options, IMessageStore store, IFixApplication application, EngineLog? log = null, EngineClock? clock = null)
@@ -118,6 +125,12 @@ public sealed partial class FixSession
 
     /// <summary>Both Logons exchanged.</summary>
     public bool IsLoggedOn => _receivedLogon && _sentLogon;
+
+    /// <summary>
+    /// The counterparty's address while a connection is bound (null otherwise, or for a transport without one):
+    /// what <see cref="IFixApplication.OnLogonRequest"/> can check, and what refusals are logged with.
+    /// </summary>
+    public System.Net.EndPoint? RemoteEndPoint => _transport?.RemoteEndPoint;
 
     /// <summary>True while a transport is bound to the session.</summary>
     public bool IsConnected => _transport is not null;
@@ -273,6 +286,7 @@ public sealed partial class FixSession
         _heartBtInt = _options.HeartBtInt;
         _queue.Clear();
         _resend = default;
+        _droppedThrough = 0;
         _log.Write(LogLevel.Info, LogEvent.Disconnected, _logIndex, (long)reason);
         if (_options.ResetOnDisconnect)
         {
@@ -295,6 +309,7 @@ public sealed partial class FixSession
 
         _queue.Clear();
         _resend = default;
+        _droppedThrough = 0;
         _log.Write(LogLevel.Info, LogEvent.SessionReset, _logIndex);
     }
 
@@ -309,10 +324,15 @@ public sealed partial class FixSession
     private struct ResendRange
     {
         public int Begin;
+
+        /// <summary>The end of the gap that caused the request (also when it asked "through infinity").</summary>
         public int End;
         public int ChunkEnd;
         public bool Active;
         public bool Started;
+
+        /// <summary>Asked with EndSeqNo 0 (999999 before FIX 4.2): the counterparty resends all it has sent.</summary>
+        public bool ThroughInfinity;
 
         /// <summary>When the counterparty's own resend (NextExpectedMsgSeqNum) began to be awaited; 0 once asked for.</summary>
         public long AwaitingPeerSince;
@@ -336,5 +356,6 @@ public struct SessionCounters
     public long SendFailures;
     public long StoreFailures;
     public long Logons;
+    public long LogonsRefused;
     public long Disconnects;
 }

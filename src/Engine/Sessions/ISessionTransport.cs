@@ -45,4 +45,7 @@ public enum DisconnectReason : byte
 
     /// <summary>An exception escaped the connection's work (an application callback that threw, a bug): logged, then closed.</summary>
     EngineFault,
+
+    /// <summary>A message without a usable MsgSeqNum (missing, not a number, beyond the largest sequence number).</summary>
+    InvalidMsgSeqNum,
 }
