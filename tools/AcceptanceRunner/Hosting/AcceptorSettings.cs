@@ -5,7 +5,9 @@ namespace RapidFix.AcceptanceRunner.Hosting;
 
 /// <summary>
 /// The acceptor settings the acceptance scripts assume (shared/fix/README.md and at_*.cfg): SenderCompID=ISLD,
-/// TargetCompID=TW, ResetOnLogon=Y, always in session, the dictionary of the FIX version the scripts use.
+/// TargetCompID=TW, ResetOnLogon=Y, always in session, the dictionary of the FIX version the scripts use; and
+/// AcceptanceScriptCompatibility=Y, because these scripts pin three answers of the older QuickFIX that RapidFix's
+/// defaults no longer give (docs/conformance.md).
 /// </summary>
 public static class AcceptorSettings
 {
@@ -47,6 +49,7 @@ public static class AcceptorSettings
         text.AppendLine("SenderCompID=ISLD");
         text.AppendLine("TargetCompID=TW");
         text.AppendLine("ResetOnLogon=Y");
+        text.AppendLine("AcceptanceScriptCompatibility=Y");
         text.AppendLine("StartTime=00:00:00");
         text.AppendLine("EndTime=00:00:00");
         text.AppendLine("StoreType=express");
