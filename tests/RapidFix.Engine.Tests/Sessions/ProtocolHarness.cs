@@ -160,6 +160,11 @@ internal sealed class MemoryTransport : ISessionTransport
 
     public DisconnectReason ClosedFor { get; private set; }
 
+    /// <summary>False: sends are only counted (allocation tests).</summary>
+    public bool Keep { get; set; } = true;
+
+    public long SendCount { get; private set; }
+
     public bool Send(ReadOnlySpan<byte> message)
     {
         if (Closed)
@@ -167,7 +172,12 @@ internal sealed class MemoryTransport : ISessionTransport
             return false;
         }
 
-        _sent.Add(message.ToArray());
+        SendCount++;
+        if (Keep)
+        {
+            _sent.Add(message.ToArray());
+        }
+
         return true;
     }
 
