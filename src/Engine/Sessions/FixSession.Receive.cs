@@ -99,12 +99,18 @@ public sealed partial class FixSession
             // Without a usable MsgSeqNum the message can be neither sequenced nor rejected: the session ends (as
             // QuickFIX/J's QFJ-650; a Reject would have to answer a message that has no place in the sequence).
             _log.Write(LogLevel.Error, LogEvent.MsgSeqNumInvalid, _logIndex);
-            if (_receivedLogon && !_sentLogout)
+            if (!_receivedLogon)
+            {
+                RefuseLogon(null, "first message has no valid MsgSeqNum(34)", DisconnectReason.InvalidLogon, "nothing is answered before a valid Logon");
+                return;
+            }
+
+            if (!_sentLogout)
             {
                 GenerateLogout("MsgSeqNum(34) missing or not a valid sequence number"u8);
             }
 
-            DisconnectCore(_receivedLogon ? DisconnectReason.InvalidMsgSeqNum : DisconnectReason.InvalidLogon);
+            DisconnectCore(DisconnectReason.InvalidMsgSeqNum);
             return;
         }
 
@@ -116,7 +122,8 @@ public sealed partial class FixSession
             {
                 if (isLogon || !_receivedLogon)
                 {
-                    DisconnectCore(DisconnectReason.InvalidLogon);
+                    RefuseLogon(null, $"invalid {(isLogon ? "Logon" : "first message")}: {verdict}",
+                        DisconnectReason.InvalidLogon, "an invalid Logon is closed without an answer, as QuickFIX does");
                     return;
                 }
 
@@ -149,7 +156,8 @@ public sealed partial class FixSession
         else if (!IsLoggedOn)
         {
             _log.Write(LogLevel.Warning, LogEvent.NotLogonFirst, _logIndex, SeqNumOf(message));
-            DisconnectCore(DisconnectReason.NotLogonFirst);
+            RefuseLogon(null, $"first message was not a Logon (MsgType {System.Text.Encoding.ASCII.GetString(msgType)})", DisconnectReason.NotLogonFirst,
+                "nothing is answered before a valid Logon");
         }
         else if (Is(msgType, (byte)'0'))
         {
@@ -232,7 +240,7 @@ public sealed partial class FixSession
         {
             // QuickFIX closes without a Logout here (acceptance script 1d_InvalidLogonBadSendingTime).
             RefuseLogon("SendingTime accuracy problem", "SendingTime accuracy problem", DisconnectReason.InvalidLogon,
-                withLogout: !_options.AcceptanceScriptCompatibility);
+                _options.AcceptanceScriptCompatibility ? "AcceptanceScriptCompatibility=Y" : null);
             return;
         }
 
@@ -370,17 +378,19 @@ public sealed partial class FixSession
 
     /// <summary>
     /// Refuses a Logon: the log gets the peer's address and <paramref name="detail"/> (never a password), the
-    /// counterparty a Logout with <paramref name="logoutText"/> (unless <paramref name="withLogout"/> is false, then the
-    /// log says so), and the connection closes. The session's sequence numbers and store are left as they were,
-    /// but for the Logout's own MsgSeqNum (as QuickFIX: the counterparty counts it).
+    /// counterparty a Logout with <paramref name="logoutText"/> (none when <paramref name="noLogoutBecause"/> says
+    /// why, and the log says so), and the connection closes. Allocates: connection tear-down. The session's
+    /// sequence numbers and store are left as they were, but for the Logout's own MsgSeqNum (as QuickFIX: the
+    /// counterparty counts it).
     /// </summary>
-    private void RefuseLogon(string? logoutText, string detail, DisconnectReason reason, bool withLogout = true)
+    private void RefuseLogon(string? logoutText, string detail, DisconnectReason reason, string? noLogoutBecause = null)
     {
         _counters.LogonsRefused++;
         string peer = RemoteEndPoint?.ToString() ?? "unknown address";
-        _log.WriteDetail(LogLevel.Warning, LogEvent.LogonRejected, _logIndex,
-            withLogout ? $"logon from {peer} refused: {detail}; logging out" : $"logon from {peer} refused: {detail}; disconnecting without a Logout (AcceptanceScriptCompatibility=Y)");
-        if (withLogout && !_sentLogout)
+        _log.WriteDetail(LogLevel.Warning, LogEvent.LogonRejected, _logIndex, noLogoutBecause is null
+            ? $"logon from {peer} refused: {detail}; logging out"
+            : $"logon from {peer} refused: {detail}; disconnecting without a Logout ({noLogoutBecause})");
+        if (noLogoutBecause is null && !_sentLogout)
         {
             GenerateLogout(logoutText);
         }

@@ -225,4 +225,23 @@ public sealed class LogonDefenceTests
         Assert.True(h.Transport.Closed);
         Assert.Equal(1, h.Application.Logons);
     }
+
+    [Fact]
+    public void Connections_closed_before_a_valid_logon_are_logged_with_the_address_and_the_reason()
+    {
+        using var h = new ProtocolHarness();
+        h.Receive("0", "1");
+        Assert.Empty(h.TakeSent());
+        Assert.True(h.Transport.Closed);
+
+        h.Connect();
+        h.Receive("A", "1", "98=0"); // no HeartBtInt
+        Assert.Empty(h.TakeSent());
+        Assert.True(h.Transport.Closed);
+
+        string log = h.LogText();
+        Assert.Contains("logon from 192.0.2.10:40001 refused: first message was not a Logon (MsgType 0); disconnecting without a Logout", log, StringComparison.Ordinal);
+        Assert.Contains("logon from 192.0.2.10:40001 refused: invalid Logon: reject 1 (Required tag missing) tag 108", log, StringComparison.Ordinal);
+        Assert.Equal(2, h.Session.Counters.LogonsRefused);
+    }
 }
