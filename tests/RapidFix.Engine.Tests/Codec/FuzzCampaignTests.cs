@@ -1,0 +1,52 @@
+using RapidFix.Fuzzing;
+using RapidFix.Tests.Shared;
+
+namespace RapidFix.Engine.Tests.Codec;
+
+/// <summary>
+/// The CI slice of the fuzzing campaign (<c>tools/fuzz.sh fix</c> runs the same target for millions of cases): a
+/// fixed, deterministic set of mutated streams through framer, parser and validator, with every invariant of
+/// <see cref="FixFuzzTarget"/> checked (no exception, no read beyond the input, fast path = full walk), a time bound
+/// per case and no allocation at all once warm.
+/// </summary>
+public sealed class FuzzCampaignTests
+{
+    private const int Cases = 20_000;
+
+    [Fact]
+    public void A_deterministic_slice_of_the_campaign_finds_nothing_and_allocates_nothing()
+    {
+        var target = new FixFuzzTarget();
+        var inputs = FuzzSlice.Inputs(target, new Random(20261123), Cases);
+        var warm = new FixFuzzTarget();
+        FuzzSlice.RunAll(warm, FuzzSlice.Inputs(warm, new Random(7), Cases / 4)); // other streams first
+        FuzzSlice.RunAll(target, inputs);
+        Thread.Sleep(200); // let tiered compilation settle
+        FuzzSlice.RunAll(target, inputs);
+
+        long slowest = 0;
+        target.Counters = default;
+        var window = Allocations.Window(target, t => slowest = FuzzSlice.RunAll(t, inputs));
+
+        Assert.True(window.Bytes == 0, window.ToString());
+        var c = target.Counters;
+        Assert.True(c.Cases >= Cases, c.ToString());
+        Assert.True(c.Valid > 0 && c.Rejects > 0 && c.ParseErrors > 0 && c.Partial > 0 && c.Garbled > 0 && c.BadChecksum > 0, c.ToString());
+
+        // Generous for a loaded build machine: a case is microseconds; a hang would be seconds.
+        Assert.True(slowest < TimeSpan.FromSeconds(2).Ticks, $"slowest case {TimeSpan.FromTicks(slowest)}");
+    }
+
+    [Fact]
+    public void The_seed_corpus_covers_a_valid_message_a_reject_and_a_limit()
+    {
+        var target = new FixFuzzTarget();
+        foreach (var seed in target.Seeds)
+        {
+            target.Run(seed);
+        }
+
+        var c = target.Counters;
+        Assert.True(c.Valid > 0 && c.Rejects > 0 && c.Partial > 0, c.ToString());
+    }
+}
