@@ -37,9 +37,10 @@ public sealed class FixFuzzTarget : IFuzzTarget
     /// <param name="maxMessageSize">The framer's limit.</param>
     /// <param name="options">The parser's tables; by default small limits (256 fields, 128 group entries) that the
     /// seeds and mutations reach, so the paths of a broken limit are exercised as often as the others.</param>
-    public FixFuzzTarget(int maxMessageSize = 8192, FixMessageOptions? options = null)
+    /// <param name="dictionary">The dictionary messages are parsed and validated with (default: the built-in FIX 4.4).</param>
+    public FixFuzzTarget(int maxMessageSize = 8192, FixMessageOptions? options = null, DataDictionary? dictionary = null)
     {
-        _dictionary = StandardDictionaries.Load("FIX44");
+        _dictionary = dictionary ?? StandardDictionaries.Load("FIX44");
         _framer = new FixFramer(maxMessageSize);
         _message = new FixMessage(options ?? new FixMessageOptions { MaxMessageSize = maxMessageSize * 2, MaxFields = 256, MaxGroupEntries = 128 });
         _validator = new MessageValidator(_dictionary);
