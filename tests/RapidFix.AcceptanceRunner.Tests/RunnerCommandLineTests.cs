@@ -129,14 +129,61 @@ public sealed class RunnerCommandLineTests : IDisposable
     }
 
     [Fact]
-    public void An_unparsable_script_is_an_error_naming_its_line()
+    public void A_script_that_cannot_be_parsed_fails_alone_with_its_line_and_the_others_still_run()
+    {
+        WriteScript("a_good", Heartbeat);
+        WriteScript("b_bad", "# a comment\neach line below is checked\n" + Heartbeat);
+        WriteScript("c_good", Heartbeat);
+        using var acceptor = HeartbeatEcho();
+
+        var (exit, output, error) = Run(Unavailable, _directory, "--host", "127.0.0.1", "--port", acceptor.Port.ToString(System.Globalization.CultureInfo.InvariantCulture), "--pause-ms", "0");
+
+        Assert.Equal(RunnerCommandLine.ExitFailed, exit);
+        Assert.Equal(["PASS a_good", "FAIL b_bad: line 2: cannot parse the script: 'each line below is checked' is neither CONNECT nor DISCONNECT", "PASS c_good", "2 passed, 1 failed"], output);
+        Assert.Equal("", error);
+    }
+
+    [Fact]
+    public void Only_unparsable_scripts_fail_without_starting_an_acceptor()
     {
         WriteScript("bad", "iCONNECT\nZ8=FIX.4.2|\n");
+        var factory = new FakeFactory();
 
-        var (exit, _, error) = Run(Unavailable, _directory, "--host", "h", "--port", "1");
+        var (exit, output, _) = Run(factory, _directory);
+
+        Assert.Equal(RunnerCommandLine.ExitFailed, exit);
+        Assert.Equal(["FAIL bad: line 2: cannot parse the script: 'Z8=FIX.4.2\u0001' starts with neither I, E, i, e, sleep nor #", "0 passed, 1 failed"], output);
+        Assert.Empty(factory.Started);
+    }
+
+    [Fact]
+    public void A_settings_conflict_quickfixj_accepts_is_a_warning_and_the_scripts_run_on_the_engine()
+    {
+        WriteScript("connect", "iCONNECT\niDISCONNECT\n");
+        string config = Path.Combine(_directory, "nonstop.cfg");
+        File.WriteAllText(config, "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptHost=127.0.0.1\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nStoreType=express\nNonStopSession=Y\nStartTime=00:00:00\nEndTime=00:00:00\n[SESSION]\nBeginString=FIX.4.2\n");
+
+        var (exit, output, error) = Run(new EngineAcceptorFactory(), _directory, "--config", config);
+
+        Assert.Equal(RunnerCommandLine.ExitPassed, exit);
+        Assert.Equal(["PASS connect", "1 passed, 0 failed"], output);
+        Assert.Contains("nonstop.cfg(9): warning OverriddenKey in [DEFAULT]: 'StartTime' has no effect: NonStopSession=Y", error, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Settings_the_engine_refuses_at_start_are_one_line_without_a_stack_trace()
+    {
+        WriteScript("connect", "iCONNECT\niDISCONNECT\n");
+        string config = Path.Combine(_directory, "bad.cfg");
+        File.WriteAllText(config, "[DEFAULT]\nConnectionType=acceptor\nSocketAcceptHost=127.0.0.1\nSocketAcceptPort=0\nSenderCompID=ISLD\nTargetCompID=TW\nStoreType=express\nStartTime=00:00:00\nEndTime=00:00:00\nEnableNextExpectedMsgSeqNum=Y\n[SESSION]\nBeginString=FIX.4.2\n");
+
+        var (exit, output, error) = Run(new EngineAcceptorFactory(), _directory, "--config", config);
 
         Assert.Equal(RunnerCommandLine.ExitError, exit);
-        Assert.Contains("bad.def(2):", error, StringComparison.Ordinal);
+        Assert.Empty(output);
+        string line = Assert.Single(error.Split(Environment.NewLine, StringSplitOptions.RemoveEmptyEntries));
+        Assert.StartsWith("Cannot start the acceptor: ", line, StringComparison.Ordinal);
+        Assert.Contains("EnableNextExpectedMsgSeqNum", line, StringComparison.Ordinal);
     }
 
     /// <summary>Stands in for the engine behind the seam: starts a fake acceptor and records the settings it got.</summary>

@@ -55,6 +55,11 @@ public sealed partial class FixMessage : IFieldAccessor
     private bool _groupsClean;
     private int _groupDelimiterCountTag;
     private int _groupDelimiterTag;
+    private int _groupOrderCountTag;
+    private int _groupOrderTag;
+    private int _delimiterInValueTag;
+    private bool _hasDelimiterInValue;
+    private int _errorTag;
 
     public FixMessage()
         : this(FixMessageOptions.Default)
@@ -64,11 +69,15 @@ public sealed partial class FixMessage : IFieldAccessor
     public FixMessage(FixMessageOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
         Options = options;
         _own = GC.AllocateUninitializedArray<byte>(options.MaxMessageSize, pinned: false);
         _fields = new FieldEntry[options.MaxFields];
         _index = new long[options.MaxIndexedTag + 1];
-        _groups = new GroupInstance[Math.Max(1, options.MaxGroupEntries / 2)];
+
+        // Every group instance has a count field, and every entry at least one field: neither table can be the
+        // smaller limit, so a message within both limits never fails for want of a group slot.
+        _groups = new GroupInstance[Math.Max(1, Math.Min(options.MaxFields, options.MaxGroupEntries))];
         _entries = new EntryInfo[options.MaxGroupEntries];
         _entryOrder = new int[options.MaxGroupEntries];
         _sohBits = new ulong[DelimiterScanner.WordsFor(options.MaxMessageSize)];
@@ -82,6 +91,20 @@ public sealed partial class FixMessage : IFieldAccessor
 
     /// <summary>For a parse error: the offset in the message where it was found.</summary>
     public int ErrorOffset => _errorOffset;
+
+    /// <summary>
+    /// For <see cref="FixParseError.TooManyGroupEntries"/>: the NumInGroup tag of the group that went past the limit
+    /// (0 otherwise).
+    /// </summary>
+    public int ErrorTag => _errorTag;
+
+    /// <summary>
+    /// True after a parse that failed on a limit (<see cref="FixParseError.TooManyFields"/>,
+    /// <see cref="FixParseError.TooManyGroupEntries"/>, <see cref="FixParseError.TagOutOfRange"/>): the fields split
+    /// before (and, for a tag out of range, after) the problem are readable as top-level fields, so the header
+    /// (MsgSeqNum, MsgType, CompIDs) can be read to answer the message.
+    /// </summary>
+    public bool IsPartial => _error is FixParseError.TooManyFields or FixParseError.TooManyGroupEntries or FixParseError.TagOutOfRange && _count > 2;
 
     /// <summary>True when the last parse succeeded.</summary>
     public bool IsParsed => _error == FixParseError.None && _count > 0;
@@ -110,8 +133,8 @@ public sealed partial class FixMessage : IFieldAccessor
     /// <summary>BeginString (8) value.</summary>
     public ReadOnlySpan<byte> BeginString => _count > 0 ? ValueAt(0) : default;
 
-    /// <summary>MsgType (35) value.</summary>
-    public ReadOnlySpan<byte> MsgType => _count > 2 ? ValueAt(2) : default;
+    /// <summary>MsgType (35) value (empty when the third field is not MsgType).</summary>
+    public ReadOnlySpan<byte> MsgType => _count > 2 && _fields[2].Tag == Tags.MsgType ? ValueAt(2) : default;
 
     /// <summary>True when a header field was found after a body field, or a body field after the trailer.</summary>
     public bool HasFieldOutOfOrder => _hasOutOfOrder;
@@ -139,6 +162,24 @@ public sealed partial class FixMessage : IFieldAccessor
 
     /// <summary>The delimiter the group's first entry should have started with.</summary>
     public int GroupDelimiterTag => _groupDelimiterTag;
+
+    /// <summary>True when a group entry has its fields in another order than the dictionary's (dictionary parse).</summary>
+    public bool HasGroupFieldOrderProblem => _groupOrderCountTag != 0;
+
+    /// <summary>The NumInGroup tag of the first group whose entry has a field out of order.</summary>
+    public int GroupFieldOrderCountTag => _groupOrderCountTag;
+
+    /// <summary>The field found out of order in that group's entry.</summary>
+    public int GroupFieldOrderTag => _groupOrderTag;
+
+    /// <summary>
+    /// True when a value contains SOH although its field is no data field with a length: the bytes after that SOH
+    /// up to the next one hold no '=' and are kept as part of the value, so the message can be answered about it.
+    /// </summary>
+    public bool HasDelimiterInValue => _hasDelimiterInValue;
+
+    /// <summary>The first field whose value contains SOH (valid when <see cref="HasDelimiterInValue"/>).</summary>
+    public int DelimiterInValueTag => _delimiterInValueTag;
 
     /// <summary>
     /// Parses a complete, framed message (see <see cref="FixFramer"/>) held in <paramref name="buffer"/> without
@@ -230,6 +271,16 @@ public sealed partial class FixMessage : IFieldAccessor
         _groupsClean = true;
         _groupDelimiterCountTag = 0;
         _groupDelimiterTag = 0;
+        _groupOrderCountTag = 0;
+        _groupOrderTag = 0;
+        _delimiterInValueTag = 0;
+        _hasDelimiterInValue = false;
+        _errorTag = 0;
+        NextGeneration();
+    }
+
+    private void NextGeneration()
+    {
         if (++_generation == int.MaxValue)
         {
             // Stale entries carry old generations; after a wrap they could match again, so start clean.
@@ -243,6 +294,27 @@ public sealed partial class FixMessage : IFieldAccessor
         _error = error;
         _errorOffset = offset;
         return error;
+    }
+
+    /// <summary>
+    /// A limit was broken in a message that is otherwise readable: keep what was split as top-level fields (a fresh
+    /// index generation, group scopes dropped) so the session can read the header and answer the message.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void FailPartial(FixParseError error, int offset, int count)
+    {
+        Fail(error, offset);
+        _count = count;
+        _groupCount = 0;
+        _entryCount = 0;
+        _clean = false;
+        NextGeneration();
+        var fields = _fields;
+        for (int i = 0; i < count; i++)
+        {
+            fields[i].Scope = 0;
+            IndexTopLevel(i);
+        }
     }
 
     /// <summary>
@@ -268,6 +340,8 @@ public sealed partial class FixMessage : IFieldAccessor
         int start = _start;
         int count = 0;
         int pos = 0;
+        bool lastWasData = false;
+        int outOfRangeAt = -1;
 
         while (pos < length)
         {
@@ -289,20 +363,29 @@ public sealed partial class FixMessage : IFieldAccessor
                     break;
                 }
 
-                tag = (tag * 10) + (int)d;
+                tag = unchecked((tag * 10) + (int)d);
                 pos++;
-                if (++digits > 9)
-                {
-                    Fail(FixParseError.InvalidTag, tagStart);
-                    return false;
-                }
+                digits++;
             }
 
             if (pos >= length || Unsafe.Add(ref data, pos) != (byte)'=' || digits == 0)
             {
+                if (count > 0 && !lastWasData && TryExtendValue(message, soh, tagStart, count - 1))
+                {
+                    pos = fields[count - 1].Offset - start + fields[count - 1].Length + 1;
+                    continue;
+                }
+
                 bool missingEquals = digits > 0 && (pos >= length || Unsafe.Add(ref data, pos) == 1);
                 Fail(missingEquals ? FixParseError.MissingEquals : FixParseError.InvalidTag, tagStart);
                 return false;
+            }
+
+            bool inRange = true;
+            if (digits > 9)
+            {
+                // Ten digits or more (or leading zeros): exact, in 64 bits. Tags up to int.MaxValue are tags.
+                inRange = TryParseWideTag(message.Slice(tagStart + (negative ? 1 : 0), digits), out tag);
             }
 
             if (negative)
@@ -312,7 +395,8 @@ public sealed partial class FixMessage : IFieldAccessor
 
             int valueStart = ++pos;
             int valueLength;
-            int lengthTag = dictionary is null ? DefaultLengthTagOf(tag) : dictionary.LengthTagOf(tag);
+            int lengthTag = !inRange ? 0 : dictionary is null ? DefaultLengthTagOf(tag) : dictionary.LengthTagOf(tag);
+            lastWasData = false;
             if (lengthTag != 0 && count > 0 && fields[count - 1].Tag == lengthTag &&
                 FixValue.TryParseNonNegativeInt(new ReadOnlySpan<byte>(_buffer, fields[count - 1].Offset, fields[count - 1].Length), out int dataLength))
             {
@@ -324,6 +408,7 @@ public sealed partial class FixMessage : IFieldAccessor
                 }
 
                 valueLength = dataLength;
+                lastWasData = true;
             }
             else
             {
@@ -337,9 +422,21 @@ public sealed partial class FixMessage : IFieldAccessor
                 valueLength = end - valueStart;
             }
 
+            pos = valueStart + valueLength + 1;
+            if (!inRange)
+            {
+                // Not a tag any FIX engine can hold: the message is answered (its header is still read), never kept.
+                if (outOfRangeAt < 0)
+                {
+                    outOfRangeAt = tagStart;
+                }
+
+                continue;
+            }
+
             if (count == fields.Length)
             {
-                Fail(FixParseError.TooManyFields, tagStart);
+                FailPartial(FixParseError.TooManyFields, tagStart, count);
                 return false;
             }
 
@@ -349,7 +446,12 @@ public sealed partial class FixMessage : IFieldAccessor
             entry.Length = valueLength;
             entry.Scope = 0;
             entry.Section = SectionBody;
-            pos = valueStart + valueLength + 1;
+        }
+
+        if (outOfRangeAt >= 0)
+        {
+            FailPartial(FixParseError.TagOutOfRange, outOfRangeAt, count);
+            return false;
         }
 
         _count = count;
@@ -365,6 +467,51 @@ public sealed partial class FixMessage : IFieldAccessor
             return false;
         }
 
+        return true;
+    }
+
+    /// <summary>
+    /// Bytes after an SOH that hold no '=' before the next SOH are no field: the SOH was inside the previous value
+    /// (a non-data field). The value is extended through them and the field recorded, so the message is answered
+    /// about that field (SessionRejectReason 17) instead of being dropped as garbled. False when the bytes hold an
+    /// '=' (a garbled tag) or no SOH follows.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private bool TryExtendValue(ReadOnlySpan<byte> message, ReadOnlySpan<ulong> soh, int from, int previous)
+    {
+        int end = DelimiterScanner.Next(soh, from);
+        if (end < 0 || message.Slice(from, end - from).IndexOf((byte)'=') >= 0)
+        {
+            return false;
+        }
+
+        ref FieldEntry field = ref _fields[previous];
+        field.Length = _start + end - field.Offset;
+        if (!_hasDelimiterInValue)
+        {
+            _hasDelimiterInValue = true;
+            _delimiterInValueTag = field.Tag;
+        }
+
+        return true;
+    }
+
+    /// <summary>A tag of ten digits or more: its value when it is at most <see cref="int.MaxValue"/>.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static bool TryParseWideTag(ReadOnlySpan<byte> digits, out int tag)
+    {
+        long value = 0;
+        foreach (byte b in digits)
+        {
+            value = (value * 10) + (b - '0');
+            if (value > int.MaxValue)
+            {
+                tag = 0;
+                return false;
+            }
+        }
+
+        tag = (int)value;
         return true;
     }
 
@@ -451,7 +598,7 @@ public sealed partial class FixMessage : IFieldAccessor
             OrderEntries();
         }
 
-        _clean = clean && !_hasRepeated && !_hasOutOfOrder && _groupsClean;
+        _clean = clean && !_hasRepeated && !_hasOutOfOrder && _groupsClean && !_hasDelimiterInValue;
         return true;
     }
 
@@ -473,7 +620,7 @@ public sealed partial class FixMessage : IFieldAccessor
         var fields = _fields;
         if (_groupCount == _groups.Length)
         {
-            Fail(FixParseError.TooManyGroupEntries, fields[countIndex].Offset - _start);
+            FailGroupLimit(countIndex, countIndex);
             return _count;
         }
 
@@ -491,6 +638,7 @@ public sealed partial class FixMessage : IFieldAccessor
         int j = countIndex + 1;
         int entryScope = 0;
         int entries = 0;
+        int previousPosition = 0;
         while (j < _count)
         {
             int tag = fields[j].Tag;
@@ -503,11 +651,12 @@ public sealed partial class FixMessage : IFieldAccessor
 
                 if (_entryCount == _entries.Length)
                 {
-                    Fail(FixParseError.TooManyGroupEntries, fields[j].Offset - _start);
+                    FailGroupLimit(countIndex, j);
                     return _count;
                 }
 
                 entryScope = ++_entryCount;
+                previousPosition = 0;
                 ref EntryInfo e = ref _entries[entryScope - 1];
                 e.FirstField = j;
                 e.EndField = j + 1;
@@ -542,6 +691,17 @@ public sealed partial class FixMessage : IFieldAccessor
                 _groupsClean = false;
             }
 
+            // An entry's fields come in the dictionary's order (QuickFIX/J's ValidateUnorderedGroupFields).
+            int position = definition.PositionOf(tag);
+            if (position < previousPosition)
+            {
+                RecordGroupOrder(g.CountTag, tag);
+            }
+            else
+            {
+                previousPosition = position;
+            }
+
             var nested = definition.IsGroupCount(tag) ? definition.GetGroup(tag) : null;
             j = nested is null ? j + 1 : ParseGroup(j, nested, entryScope);
             if (_error != FixParseError.None)
@@ -562,6 +722,25 @@ public sealed partial class FixMessage : IFieldAccessor
         }
 
         return j;
+    }
+
+    private void RecordGroupOrder(int countTag, int tag)
+    {
+        _groupsClean = false;
+        if (_groupOrderCountTag == 0)
+        {
+            _groupOrderCountTag = countTag;
+            _groupOrderTag = tag;
+        }
+    }
+
+    /// <summary>More group instances or entries than the view holds: answered about the group whose count is at <paramref name="countIndex"/>.</summary>
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private void FailGroupLimit(int countIndex, int at)
+    {
+        int countTag = _fields[countIndex].Tag;
+        FailPartial(FixParseError.TooManyGroupEntries, _fields[at].Offset - _start, _count);
+        _errorTag = countTag;
     }
 
     /// <summary>Lays out each group instance's entries contiguously (nested groups interleave them during the parse).</summary>

@@ -1,14 +1,17 @@
 namespace RapidFix.Engine.Codec;
 
-/// <summary>Sizes of the pre-allocated tables of a <see cref="FixMessage"/>. Exceeding one is a counted parse error, never growth.</summary>
+/// <summary>
+/// Sizes of the pre-allocated tables of a <see cref="FixMessage"/>, fixed at startup. Exceeding one is a parse error
+/// that leaves the header readable (<see cref="FixMessage.IsPartial"/>), so a session rejects the message; never growth.
+/// </summary>
 public sealed record FixMessageOptions
 {
     public static FixMessageOptions Default { get; } = new();
 
-    /// <summary>Most fields in one message.</summary>
+    /// <summary>Most fields in one message, all levels (setting MaxFieldsPerMessage).</summary>
     public int MaxFields { get; init; } = 1024;
 
-    /// <summary>Most repeating-group entries (all groups, all levels) in one message.</summary>
+    /// <summary>Most repeating-group entries (all groups, all levels) in one message (setting MaxGroupEntries).</summary>
     public int MaxGroupEntries { get; init; } = 1024;
 
     /// <summary>Size of the view's own buffer, used when it copies a message (see <see cref="FixMessage.ParseCopy"/>).</summary>
@@ -19,4 +22,28 @@ public sealed record FixMessageOptions
     /// the message's top-level fields. 8 bytes per tag per view.
     /// </summary>
     public int MaxIndexedTag { get; init; } = 2048;
+
+    /// <summary>Throws when a size cannot make a working view (called by the <see cref="FixMessage"/> constructor, at startup).</summary>
+    public void Validate()
+    {
+        if (MaxFields < 4)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxFields), MaxFields, "A message has at least 4 fields (8, 9, 35, 10).");
+        }
+
+        if (MaxGroupEntries < 1)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxGroupEntries), MaxGroupEntries, "At least one group entry.");
+        }
+
+        if (MaxMessageSize < 16)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxMessageSize), MaxMessageSize, "Too small for any message.");
+        }
+
+        if (MaxIndexedTag < 0)
+        {
+            throw new ArgumentOutOfRangeException(nameof(MaxIndexedTag), MaxIndexedTag, "Must not be negative.");
+        }
+    }
 }

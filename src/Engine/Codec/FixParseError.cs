@@ -1,11 +1,15 @@
 namespace RapidFix.Engine.Codec;
 
-/// <summary>Why the bytes of a framed message could not be split into fields. Any of these makes the message garbled.</summary>
+/// <summary>
+/// Why the bytes of a framed message could not be split into fields. A format error makes the message garbled
+/// (ignored, as QuickFIX does); a broken limit (<see cref="TooManyFields"/>, <see cref="TooManyGroupEntries"/>,
+/// <see cref="TagOutOfRange"/>) leaves the header readable (<see cref="FixMessage.IsPartial"/>) so the session answers it.
+/// </summary>
 public enum FixParseError : byte
 {
     None,
 
-    /// <summary>A tag is not a number (or has more than 9 digits).</summary>
+    /// <summary>A tag is not a number.</summary>
     InvalidTag,
 
     /// <summary>A tag is not followed by '='.</summary>
@@ -31,4 +35,7 @@ public enum FixParseError : byte
 
     /// <summary>The message is larger than the view's own buffer (copying parse only).</summary>
     MessageTooLarge,
+
+    /// <summary>A tag is a number beyond <see cref="int.MaxValue"/>: no field can have it.</summary>
+    TagOutOfRange,
 }

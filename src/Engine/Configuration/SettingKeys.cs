@@ -80,6 +80,7 @@ public static class SettingKeys
     public const string ValidateUserDefinedFields = "ValidateUserDefinedFields";
     public const string AllowUnknownMsgFields = "AllowUnknownMsgFields";
     public const string AllowUnknownEnumValues = "AllowUnknownEnumValues";
+    public const string ValidateUnorderedGroupFields = "ValidateUnorderedGroupFields";
 
     // Storage and logging.
     public const string FileStorePath = "FileStorePath";
@@ -87,6 +88,8 @@ public static class SettingKeys
 
     // RapidFix's own settings.
     public const string MaxMessageSize = "MaxMessageSize";
+    public const string MaxFieldsPerMessage = "MaxFieldsPerMessage";
+    public const string MaxGroupEntries = "MaxGroupEntries";
     public const string MessagePoolSize = "MessagePoolSize";
     public const string BufferPoolSize = "BufferPoolSize";
     public const string OutboundQueueDepth = "OutboundQueueDepth";

@@ -212,6 +212,7 @@ public static class SettingsCatalogue
             B(ValidateUserDefinedFields, "Validate user-defined fields (tag 5000 and above) against the dictionary.", "Y"),
             B(AllowUnknownMsgFields, "Accept fields the dictionary does not define for the message.", "N"),
             B(AllowUnknownEnumValues, "Accept enumerated fields with values the dictionary does not list.", "N"),
+            B(ValidateUnorderedGroupFields, "QuickFIX/J: reject a repeating-group entry whose fields are not in the dictionary's order (SessionRejectReason 15).", "Y"),
 
             // Storage and logging.
             P(FileStorePath, "Directory of the recoverable message store (one journal per session)."),
@@ -228,6 +229,8 @@ public static class SettingsCatalogue
 
             // RapidFix's own settings.
             rapid(I(MaxMessageSize, "Largest message, in bytes, the engine reads or writes.", "65536", 256, 64 << 20)),
+            rapid(I(MaxFieldsPerMessage, "Most fields (all levels) a received message may have; one with more is rejected (its MsgSeqNum consumed).", "1024", 4, 1 << 20)),
+            rapid(I(MaxGroupEntries, "Most repeating-group entries (all groups, all levels) a received message may have; one with more is rejected.", "1024", 1, 1 << 20)),
             rapid(I(MessagePoolSize, "Message objects pre-allocated per session at startup.", "1024", 1, 1 << 24)),
             rapid(I(BufferPoolSize, "Message buffers (of MaxMessageSize) pre-allocated per session at startup.", "256", 1, 1 << 24)),
             rapid(I(OutboundQueueDepth, "Messages that may wait to be sent before senders are refused.", "4096", 1, 1 << 24)),

@@ -156,6 +156,7 @@ public sealed class SettingsFile
         foreach (var section in sessionSections)
         {
             var session = BuildSession(sourceName, section, defaults);
+            WarnOverridden(session, warnings);
             var clash = sessions.FirstOrDefault(s => s.SessionId == session.SessionId);
             if (clash is not null)
             {
@@ -196,6 +197,27 @@ public sealed class SettingsFile
         if (SettingValues.Validate(definition, value) is { } error)
         {
             throw new ConfigurationException($"{error} (in {section.DisplayName})", sourceName, line, key);
+        }
+    }
+
+    /// <summary>
+    /// NonStopSession=Y with a schedule key: QuickFIX/J accepts it and the session is non-stop, so the schedule key
+    /// is reported as having no effect rather than refused.
+    /// </summary>
+    private static void WarnOverridden(SessionSettings session, List<SettingsWarning> warnings)
+    {
+        if (!session.GetBool(SettingKeys.NonStopSession))
+        {
+            return;
+        }
+
+        foreach (var key in new[] { SettingKeys.StartTime, SettingKeys.EndTime, SettingKeys.StartDay, SettingKeys.EndDay, SettingKeys.Weekdays })
+        {
+            if (session.TryGetValue(key, out var value) && !value.IsDefault)
+            {
+                warnings.Add(new(SettingsWarningKind.OverriddenKey, session.FilePath, value.Line, value.Section!.DisplayName, key,
+                    $"'{key}' has no effect: NonStopSession=Y (a non-stop session has no schedule)"));
+            }
         }
     }
 

@@ -23,6 +23,9 @@ public enum SettingsWarningKind
 
     /// <summary>A line that is neither a comment, a section header nor key=value, or a key=value outside any section.</summary>
     StrayLine,
+
+    /// <summary>A key that another key of the session overrides (StartTime with NonStopSession=Y, as QuickFIX/J accepts it); it has no effect.</summary>
+    OverriddenKey,
 }
 
 /// <summary>One warning found while loading a settings file.</summary>

@@ -60,6 +60,7 @@ public enum LogEvent : ushort
     LogoutNotSent,
     MsgSeqNumInvalid,
     ResendForDropped,
+    MessageLimitExceeded,
 }
 
 /// <summary>
@@ -348,6 +349,7 @@ public sealed class EngineLog : IDisposable
             case LogEvent.LogonTimedOut: w.Append("no logon within LogonTimeout ("u8); w.Number(e.A); w.Append(" s): disconnecting"u8); break;
             case LogEvent.NextExpectedMsgSeqNumTooHigh: w.Append("Logon NextExpectedMsgSeqNum(789) "u8); w.Number(e.B); w.Append(" is higher than our next MsgSeqNum "u8); w.Number(e.A); w.Append(", logging out"u8); break;
             case LogEvent.ResendForNextExpected: w.Append("Logon NextExpectedMsgSeqNum(789): resending "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
+            case LogEvent.MessageLimitExceeded: w.Append("received message breaks a limit (parse error "u8); w.Number(e.A); w.Append(", limit "u8); w.Number(e.B); w.Append("): rejected"u8); break;
             case LogEvent.ResendExpectedFromLogon: w.Append("MsgSeqNum gap "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); w.Append(" will be resent by the counterparty (NextExpectedMsgSeqNum in our Logon)"u8); break;
             default: w.Append("event "u8); w.Number((long)e.Event); break;
         }

@@ -61,14 +61,14 @@ public sealed class DataDictionary
             }
         }
 
-        // 1 = header, 2 = trailer; a tag in neither belongs to the body.
-        _section = new byte[maxTag + 1];
-        foreach (int tag in header.FieldOrder)
+        // 1 = header, 2 = trailer; a tag in neither belongs to the body. The standard header and trailer tags are
+        // placed there even when this version does not define them (OnBehalfOfLocationID in FIX 4.0): QuickFIX
+        // files them by a fixed list before it looks at the dictionary, so such a tag is an invalid header field,
+        // reported before any body problem, not an unknown body field. The dictionary's header wins over a trailer.
+        _section = new byte[Math.Max(maxTag, StandardSectionMaxTag) + 1];
+        foreach (int tag in StandardTrailerTags)
         {
-            if (tag <= maxTag)
-            {
-                _section[tag] = 1;
-            }
+            _section[tag] = 2;
         }
 
         foreach (int tag in trailer.FieldOrder)
@@ -76,6 +76,19 @@ public sealed class DataDictionary
             if (tag <= maxTag)
             {
                 _section[tag] = 2;
+            }
+        }
+
+        foreach (int tag in StandardHeaderTags)
+        {
+            _section[tag] = 1;
+        }
+
+        foreach (int tag in header.FieldOrder)
+        {
+            if (tag <= maxTag)
+            {
+                _section[tag] = 1;
             }
         }
 
@@ -146,6 +159,17 @@ public sealed class DataDictionary
 
     /// <summary>The field with this name, or null.</summary>
     public FieldDefinition? GetField(string name) => _fieldsByName.GetValueOrDefault(name);
+
+    /// <summary>Header tags of every FIX version (QuickFIX's fixed list): header fields whatever the dictionary says.</summary>
+    private static readonly int[] StandardHeaderTags =
+    [
+        8, 9, 35, 49, 56, 115, 128, 90, 34, 50, 142, 57, 143, 116, 144, 129, 145, 43, 97, 52, 122, 212, 213, 347, 369,
+    ];
+
+    /// <summary>Trailer tags of every FIX version: SignatureLength, Signature, CheckSum.</summary>
+    private static readonly int[] StandardTrailerTags = [93, 89, 10];
+
+    private const int StandardSectionMaxTag = 369;
 
     /// <summary>Where a tag belongs: 1 header, 2 trailer, 0 body (or undefined).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -138,13 +138,64 @@ public sealed class SectionDefinition : FieldContainerDefinition
 /// <summary>A repeating group: its NumInGroup field, the delimiter that starts every entry, and the entry's fields.</summary>
 public sealed class GroupDefinition : FieldContainerDefinition
 {
+    private readonly int[] _positionKeys;
+    private readonly int[] _positions;
+    private readonly int _positionShift;
+
     internal GroupDefinition(string name, int countTag, int delimiterTag, bool required, ContainerBuilder builder, int maxTag)
         : base(name, builder, maxTag)
     {
         CountTag = countTag;
         DelimiterTag = delimiterTag;
         IsRequired = required;
+
+        // Tag -> position in FieldOrder, open-addressed (at most half full), so the parser checks an entry's field
+        // order with one multiply and usually one probe.
+        int bits = Math.Max(3, 1 + (int)Math.Ceiling(Math.Log2(Math.Max(1, FieldOrder.Length))));
+        _positionShift = 32 - bits;
+        _positionKeys = new int[1 << bits];
+        _positions = new int[1 << bits];
+        for (int i = 0; i < FieldOrder.Length; i++)
+        {
+            int slot = Slot(FieldOrder[i]);
+            while (_positionKeys[slot] != 0)
+            {
+                slot = (slot + 1) & (_positionKeys.Length - 1);
+            }
+
+            _positionKeys[slot] = FieldOrder[i];
+            _positions[slot] = i;
+        }
     }
+
+    /// <summary>
+    /// Where <paramref name="tag"/> stands in an entry (its index in <see cref="FieldContainerDefinition.FieldOrder"/>;
+    /// the delimiter is 0), or -1 when the group has no such field.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int PositionOf(int tag)
+    {
+        var keys = _positionKeys;
+        int slot = Slot(tag);
+        while (true)
+        {
+            int key = keys[slot];
+            if (key == tag && tag != 0)
+            {
+                return _positions[slot];
+            }
+
+            if (key == 0)
+            {
+                return -1;
+            }
+
+            slot = (slot + 1) & (keys.Length - 1);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int Slot(int tag) => (int)((uint)(tag * -1640531535) >> _positionShift);
 
     /// <summary>The NumInGroup field that gives the number of entries.</summary>
     public int CountTag { get; }

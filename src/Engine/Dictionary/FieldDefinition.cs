@@ -44,7 +44,7 @@ public sealed class FieldDefinition
     {
         ValueFormat.Text or ValueFormat.Data => true,
         ValueFormat.Integer => FixValue.TryParseLong(value, out _),
-        ValueFormat.Decimal => FixDecimal.TryParse(value, out _),
+        ValueFormat.Decimal => FixDecimal.TryParse(value, out _) || FixDecimal.IsValidText(value),
         ValueFormat.Char => value.Length == 1,
         ValueFormat.Boolean => value.Length == 1 && (value[0] == (byte)'Y' || value[0] == (byte)'N'),
         ValueFormat.UtcTimestamp => FixTimeFormat.IsValidTimestamp(value),

@@ -86,8 +86,58 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
     }
 
     /// <summary>
-    /// Parses FIX float text: optional '-', digits, optional '.' and digits. No exponent, no '+', no spaces,
-    /// at most <see cref="MaxDigits"/> digits in all (leading zeros do not count).
+    /// True when <paramref name="text"/> is FIX float text whose value lies within <see cref="decimal"/>'s range, the
+    /// range QuickFIX accepts (digits beyond a long's reach included: <see cref="TryParse"/> reads up to 19).
+    /// Extra fractional digits are allowed, as QuickFIX rounds them.
+    /// </summary>
+    public static bool IsValidText(ReadOnlySpan<byte> text)
+    {
+        int i = text.Length > 0 && text[0] == (byte)'-' ? 1 : 0;
+        int digits = 0;
+        int integerStart = -1;
+        int integerEnd = -1;
+        bool seenDot = false;
+        for (; i < text.Length; i++)
+        {
+            byte b = text[i];
+            if (b is >= (byte)'0' and <= (byte)'9')
+            {
+                digits++;
+                if (!seenDot && integerStart < 0 && b != (byte)'0')
+                {
+                    integerStart = i;
+                }
+            }
+            else if (b == (byte)'.' && !seenDot)
+            {
+                seenDot = true;
+                integerEnd = i;
+            }
+            else
+            {
+                return false;
+            }
+        }
+
+        if (digits == 0)
+        {
+            return false;
+        }
+
+        if (integerStart < 0)
+        {
+            return true; // no significant integer digit: |value| < 1
+        }
+
+        var integer = text.Slice(integerStart, (integerEnd < 0 ? text.Length : integerEnd) - integerStart);
+        ReadOnlySpan<byte> max = "79228162514264337593543950335"u8; // decimal.MaxValue
+        return integer.Length < max.Length || (integer.Length == max.Length && integer.SequenceCompareTo(max) <= 0);
+    }
+
+    /// <summary>
+    /// Parses FIX float text: optional '-', digits, optional '.' and digits. No exponent, no '+', no spaces, at most
+    /// <see cref="MaxDigits"/> significant digits, or up to 19 while the mantissa fits a long (so a Qty of
+    /// 9223372036854775807, long.MaxValue, reads). Leading zeros do not count.
     /// </summary>
     public static bool TryParse(ReadOnlySpan<byte> text, out FixDecimal value)
     {
@@ -106,7 +156,7 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
             i = 1;
         }
 
-        long mantissa = 0;
+        ulong mantissa = 0;
         int digits = 0;
         int significant = 0;
         int scale = 0;
@@ -119,12 +169,13 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
                 digits++;
                 if (mantissa != 0 || c != 0)
                 {
-                    if (++significant > MaxDigits)
+                    if (++significant > MaxDigits + 1)
                     {
                         return false;
                     }
                 }
 
+                // 19 digits can exceed a long: checked below, as the 19th digit is the only one that can overflow.
                 mantissa = (mantissa * 10) + c;
                 if (seenDot)
                 {
@@ -141,12 +192,12 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
             }
         }
 
-        if (digits == 0)
+        if (digits == 0 || mantissa > (negative ? (ulong)long.MaxValue + 1 : long.MaxValue))
         {
             return false;
         }
 
-        value = new FixDecimal(negative ? -mantissa : mantissa, -scale);
+        value = new FixDecimal(negative ? unchecked(-(long)mantissa) : (long)mantissa, -scale);
         return true;
     }
 

@@ -257,16 +257,13 @@ public sealed partial class FixSession
         // Text (58) and RefTagID (371) by version; RefMsgType (372) and SessionRejectReason (373) from FIX 4.2.
         ReadOnlySpan<byte> text = SessionRejectReasonText.Of(reason);
         int n = 0;
-        if (detail == RejectDetail.GroupDelimiterMissing)
+        if (detail != RejectDetail.None)
         {
-            n = Text(_text, 0, "Group "u8);
-            n += FixValue.FormatLong(refTagId, _text.AsSpan(n));
-            n = Text(_text, n, "'s first entry does not start with delimiter "u8);
-            n += FixValue.FormatLong(detailTag, _text.AsSpan(n));
+            n = RejectDetailText(detail, refTagId, detailTag);
             text = _text.AsSpan(0, n);
         }
 
-        bool withField = (hasRefTag && refTagId != 0) || reason == SessionRejectReason.InvalidTagNumber;
+        bool withField = (hasRefTag && refTagId != 0) || (reason == SessionRejectReason.InvalidTagNumber && detail != RejectDetail.TagOutOfRange);
         if (withField && reason == SessionRejectReason.InvalidMsgType && version >= 43)
         {
             withField = false;

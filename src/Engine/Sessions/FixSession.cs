@@ -103,7 +103,7 @@ public sealed partial class FixSession
             : ReferenceEquals(options.AdminDictionary, options.Dictionary) ? _validator
             : new MessageValidator(options.AdminDictionary, options.Validation);
         _output = new byte[options.MaxMessageSize + 1024];
-        var viewOptions = new FixMessageOptions { MaxMessageSize = options.MaxMessageSize + 1024 };
+        var viewOptions = options.MessageOptions with { MaxMessageSize = options.MaxMessageSize + 1024 };
         _replay = new FixMessage(viewOptions);
         _queue = new InboundQueue(options.InboundQueueCapacity, viewOptions);
         _heartBtInt = options.HeartBtInt;

@@ -1,4 +1,5 @@
 using System.Text;
+using RapidFix.Engine.Codec;
 using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Dictionary;
 using RapidFix.Engine.Fields;
@@ -144,6 +145,22 @@ public sealed class FixSessionOptions
     /// <summary>Largest message read or written.</summary>
     public int MaxMessageSize { get; init; } = 64 * 1024;
 
+    /// <summary>Most fields (all levels) in a received message (setting MaxFieldsPerMessage); more is rejected.</summary>
+    public int MaxFieldsPerMessage { get; init; } = FixMessageOptions.Default.MaxFields;
+
+    /// <summary>Most repeating-group entries (all groups) in a received message (setting MaxGroupEntries); more is rejected.</summary>
+    public int MaxGroupEntries { get; init; } = FixMessageOptions.Default.MaxGroupEntries;
+
+    /// <summary>The table sizes of a view that reads this session's messages (<see cref="MaxMessageSize"/> bytes).</summary>
+    public FixMessageOptions MessageOptions => _messageOptions ??= new FixMessageOptions
+    {
+        MaxMessageSize = MaxMessageSize,
+        MaxFields = MaxFieldsPerMessage,
+        MaxGroupEntries = MaxGroupEntries,
+    };
+
+    private FixMessageOptions? _messageOptions;
+
     /// <summary>Bytes that may wait in the outbound buffer for a slow counterparty before the session gives up on it.</summary>
     public int OutboundBufferBytes { get; init; } = 4 * 1024 * 1024;
 
@@ -253,6 +270,7 @@ public sealed class FixSessionOptions
                 CheckUserDefinedFields = settings.GetBool(SettingKeys.ValidateUserDefinedFields),
                 AllowUnknownMessageFields = settings.GetBool(SettingKeys.AllowUnknownMsgFields),
                 AllowUnknownEnumValues = settings.GetBool(SettingKeys.AllowUnknownEnumValues),
+                CheckUnorderedGroupFields = settings.GetBool(SettingKeys.ValidateUnorderedGroupFields),
             },
             Schedule = SessionSchedule.FromSettings(settings),
             HeartBtInt = settings.Has(SettingKeys.HeartBtInt) ? (int)settings.GetTimeSpan(SettingKeys.HeartBtInt).TotalSeconds
@@ -278,6 +296,8 @@ public sealed class FixSessionOptions
             TimeStampPrecision = precision,
             DefaultApplVerId = ApplVerIdEnum(settings.GetStringOrNull(SettingKeys.DefaultApplVerId) ?? "FIX.5.0SP2"),
             MaxMessageSize = settings.GetInt(SettingKeys.MaxMessageSize),
+            MaxFieldsPerMessage = settings.GetInt(SettingKeys.MaxFieldsPerMessage),
+            MaxGroupEntries = settings.GetInt(SettingKeys.MaxGroupEntries),
             OutboundBufferBytes = (int)Math.Min(int.MaxValue / 2, (long)settings.GetInt(SettingKeys.OutboundQueueDepth) * 1024),
             SocketTransport = Enum.Parse<SocketTransport>(settings.GetChoice(SettingKeys.SocketTransport)),
             InboundQueueCapacity = settings.GetInt(SettingKeys.InboundQueueCapacity),

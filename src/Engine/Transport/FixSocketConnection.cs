@@ -35,7 +35,7 @@ public abstract class FixSocketConnection : ISessionTransport
 
     private readonly Socket _socket;
     private readonly FixFramer _framer;
-    private readonly FixMessage _view;
+    private FixMessage _view;
     private readonly Func<FixMessage, FixSession?>? _router;
     private readonly EngineLog _log;
     private readonly object _sendLock = new();
@@ -86,7 +86,7 @@ public abstract class FixSocketConnection : ISessionTransport
         _router = router;
         _log = log ?? EngineLog.Null;
         _framer = new FixFramer(maxMessageSize);
-        _view = new FixMessage(new FixMessageOptions { MaxMessageSize = maxMessageSize });
+        _view = new FixMessage((session?.Options.MessageOptions ?? FixMessageOptions.Default) with { MaxMessageSize = maxMessageSize });
         _pending = GC.AllocateUninitializedArray<byte>(outboundBufferBytes, pinned: true);
         _logonTimeout = logonTimeout ?? TimeSpan.FromSeconds(10);
         if (_logonTimeout <= TimeSpan.Zero)
@@ -412,19 +412,19 @@ public abstract class FixSocketConnection : ISessionTransport
             }
 
             _session = session;
+            var limits = session.Options.MessageOptions;
+            if (_view.Options.MaxFields != limits.MaxFields || _view.Options.MaxGroupEntries != limits.MaxGroupEntries)
+            {
+                // Sized to the routed session's limits (connection set-up).
+                _view = new FixMessage(limits with { MaxMessageSize = _view.Options.MaxMessageSize });
+            }
         }
 
         var dictionary = session.Options.DictionaryFor(FixMessage.PeekMsgType(new ReadOnlySpan<byte>(buffer, start, length)));
         var error = _view.Parse(buffer, start, length, dictionary);
         if (error != FixParseError.None)
         {
-            if (!session.IsLoggedOn && Is(_view.MsgType, (byte)'A'))
-            {
-                Close(DisconnectReason.InvalidLogon);
-                return;
-            }
-
-            session.OnGarbled(FrameStatus.Garbled, 100 + (int)error);
+            session.OnParseError(_view); // garbled: ignored; a broken limit: rejected (FixSession.ParseErrors)
             return;
         }
 

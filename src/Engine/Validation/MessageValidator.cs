@@ -13,7 +13,8 @@ namespace RapidFix.Engine.Validation;
 /// The parser screens every field as it resolves the structure, so on a valid message validation is only the
 /// out-of-order, MsgType and required-field checks.
 /// When a message has several problems, the one reported is the one QuickFIX reports, so that counterparties see
-/// the same Reject from either engine: fields out of order first, then MsgType, then required fields (header,
+/// the same Reject from either engine: what the parse found (an SOH inside a non-data value, a group without its
+/// delimiter, group fields out of the dictionary's order), then fields out of order, then MsgType, then required fields (header,
 /// trailer, body, in dictionary order), then per section (header, trailer, body, then groups entry by entry) a
 /// repeated tag, then the field with the lowest tag among those with a problem, its checks in the order value
 /// present, data format, tag defined, value allowed, tag defined for the message type, NumInGroup count.
@@ -26,6 +27,7 @@ public sealed class MessageValidator
 
     private readonly DataDictionary _dictionary;
     private readonly bool _checkOrder;
+    private readonly bool _checkGroupOrder;
     private readonly bool _checkHaveValues;
     private readonly bool _checkUserDefined;
     private readonly bool _allowUnknownFields;
@@ -39,6 +41,7 @@ public sealed class MessageValidator
         _dictionary = dictionary;
         Options = options;
         _checkOrder = options.CheckFieldsOutOfOrder;
+        _checkGroupOrder = options.CheckUnorderedGroupFields;
         _checkHaveValues = options.CheckFieldsHaveValues;
         _checkUserDefined = options.CheckUserDefinedFields;
         _allowUnknownFields = options.AllowUnknownMessageFields;
@@ -68,11 +71,23 @@ public sealed class MessageValidator
             ThrowWrongDictionary();
         }
 
+        if (message.HasDelimiterInValue)
+        {
+            // Found while splitting, before anything else: the Reject names the field whose value holds the SOH.
+            return ValidationResult.RejectFor(SessionRejectReason.NonDataValueIncludesFieldDelimiter, message.DelimiterInValueTag);
+        }
+
         if (message.HasGroupDelimiterProblem)
         {
             // Found while parsing, before any other check (as QuickFIX finds it while building the message).
             return new ValidationResult(ValidationOutcome.Reject, SessionRejectReason.Other, message.GroupDelimiterCountTag, true,
                 RejectDetail.GroupDelimiterMissing, message.GroupDelimiterTag);
+        }
+
+        if (_checkGroupOrder && message.HasGroupFieldOrderProblem)
+        {
+            // Also found while parsing (QuickFIX/J throws it from its group parse): the group's NumInGroup tag.
+            return ValidationResult.RejectFor(SessionRejectReason.RepeatingGroupFieldsOutOfOrder, message.GroupFieldOrderCountTag);
         }
 
         if (_checkOrder && message.HasFieldOutOfOrder)

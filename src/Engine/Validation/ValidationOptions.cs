@@ -10,6 +10,12 @@ public sealed record ValidationOptions
     /// <summary>ValidateFieldsOutOfOrder: header fields after the body, body fields after the trailer.</summary>
     public bool CheckFieldsOutOfOrder { get; init; } = true;
 
+    /// <summary>
+    /// ValidateUnorderedGroupFields (QuickFIX/J): a group entry's fields must follow the dictionary's order, else
+    /// SessionRejectReason 15 with the group's NumInGroup tag.
+    /// </summary>
+    public bool CheckUnorderedGroupFields { get; init; } = true;
+
     /// <summary>ValidateFieldsHaveValues: a field with an empty value is rejected.</summary>
     public bool CheckFieldsHaveValues { get; init; } = true;
 

@@ -23,6 +23,15 @@ public enum RejectDetail : byte
 
     /// <summary>"Group {RefTagId}'s first entry does not start with delimiter {DetailTag}" (QuickFIX's wording).</summary>
     GroupDelimiterMissing,
+
+    /// <summary>"Message has more than {DetailTag} fields (MaxFieldsPerMessage)": a limit of ours, no RefTagID.</summary>
+    TooManyFields,
+
+    /// <summary>"Group {RefTagId} takes the message past {DetailTag} repeating-group entries (MaxGroupEntries)".</summary>
+    TooManyGroupEntries,
+
+    /// <summary>"Invalid tag number (beyond 2147483647)": reason InvalidTagNumber without a RefTagID, which cannot hold it.</summary>
+    TagOutOfRange,
 }
 
 /// <summary>The outcome of validation: on failure, the SessionRejectReason and the tag it is about.</summary>

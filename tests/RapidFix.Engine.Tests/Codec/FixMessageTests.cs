@@ -121,12 +121,13 @@ public sealed class FixMessageTests
     [Theory]
     [InlineData("8=FIX.4.4|9=5|35=0|4x9=TW|10=000|", FixParseError.InvalidTag)]
     [InlineData("8=FIX.4.4|9=5|35=0|=TW|10=000|", FixParseError.InvalidTag)]
-    [InlineData("8=FIX.4.4|9=5|35=0|49|10=000|", FixParseError.MissingEquals)]
+    [InlineData("8=FIX.4.4|9=5|35=0|10=000|49", FixParseError.MissingEquals)]
     [InlineData("8=FIX.4.4|9=5|35=0|49=TW", FixParseError.MissingDelimiter)]
     [InlineData("8=FIX.4.4|9=5|34=1|35=0|10=000|", FixParseError.FirstThreeFieldsOutOfOrder)]
     [InlineData("8=FIX.4.4|9=5|35=0|49=TW|", FixParseError.MissingCheckSum)]
     [InlineData("8=FIX.4.4|9=5|35=0|95=50|96=short|10=000|", FixParseError.DataLengthMismatch)]
-    [InlineData("8=FIX.4.4|9=5|35=0|1234567890=x|10=000|", FixParseError.InvalidTag)]
+    [InlineData("8=FIX.4.4|9=5|35=0|2147483648=x|10=000|", FixParseError.TagOutOfRange)]
+    [InlineData("8=FIX.4.4|9=5|35=0|12345678901234567890=x|10=000|", FixParseError.TagOutOfRange)]
     public void Malformed_bodies_fail_with_a_specific_error(string text, FixParseError expected)
     {
         var wire = Encoding.ASCII.GetBytes(text.Replace('|', '\u0001'));

@@ -54,8 +54,38 @@ public sealed class FixValueTests
     [InlineData("1.2.3")]
     [InlineData("-")]
     [InlineData(".")]
-    [InlineData("1234567890123456789")]
+    [InlineData("12345678901234567890")]
+    [InlineData("9223372036854775808")]
+    [InlineData("-9223372036854775809")]
     public void Rejects_malformed_decimals(string text) => Assert.False(FixDecimal.TryParse(Encoding.ASCII.GetBytes(text), out _));
+
+    [Theory]
+    [InlineData("9223372036854775807", long.MaxValue, 0)]
+    [InlineData("-9223372036854775808", long.MinValue, 0)]
+    [InlineData("922337203685477580.7", long.MaxValue, -1)]
+    [InlineData("1234567890123456789", 1234567890123456789L, 0)]
+    public void Reads_nineteen_digits_while_the_mantissa_fits_a_long(string text, long mantissa, int exponent)
+    {
+        Assert.True(FixDecimal.TryParse(Encoding.ASCII.GetBytes(text), out var d));
+        Assert.Equal(mantissa, d.Mantissa);
+        Assert.Equal(exponent, d.Exponent);
+        Assert.Equal(decimal.Parse(text, System.Globalization.CultureInfo.InvariantCulture), d.ToDecimal());
+    }
+
+    [Theory]
+    [InlineData("9223372036854775807", true)]
+    [InlineData("79228162514264337593543950335", true)]
+    [InlineData("-79228162514264337593543950335.5", true)]
+    [InlineData("0000079228162514264337593543950335", true)]
+    [InlineData("0.00000000000000000000000000000000001", true)]
+    [InlineData("79228162514264337593543950336", false)]
+    [InlineData("792281625142643375935439503350", false)]
+    [InlineData("+1", false)]
+    [InlineData("1e5", false)]
+    [InlineData(".", false)]
+    [InlineData("", false)]
+    public void Decimal_text_is_valid_within_the_range_of_decimal(string text, bool valid) =>
+        Assert.Equal(valid, FixDecimal.IsValidText(Encoding.ASCII.GetBytes(text)));
 
     [Fact]
     public void Decimal_equality_is_numeric_and_positive_exponents_format()

@@ -42,8 +42,18 @@ public sealed class ScheduleSettingsTests
         Assert.Same(TimeZoneInfo.Local, SessionSchedule.FromSettings(Parse("StartTime=00:00:00\nEndTime=00:00:00\nUseLocalTime=Y\n")).TimeZone);
     }
 
+    [Fact]
+    public void Non_stop_with_a_schedule_is_non_stop_and_the_schedule_keys_are_a_warning_as_quickfixj_accepts_them()
+    {
+        var file = SettingsFile.Parse(Session + "NonStopSession=Y\nStartTime=08:00:00\nEndTime=17:00:00\n", "s.cfg");
+
+        Assert.Same(SessionSchedule.NonStop, SessionSchedule.FromSettings(file.Sessions[0]));
+        Assert.Equal([(SettingsWarningKind.OverriddenKey, "StartTime", 8), (SettingsWarningKind.OverriddenKey, "EndTime", 9)],
+            file.Warnings.Select(w => (w.Kind, w.Key, w.Line)));
+        Assert.Contains("no effect: NonStopSession=Y", file.Warnings[0].ToString(), StringComparison.Ordinal);
+    }
+
     [Theory]
-    [InlineData("NonStopSession=Y\nStartTime=00:00:00\n", "StartTime", 8, "conflicts with NonStopSession")]
     [InlineData("EndTime=00:00:00\n", "StartTime", 1, "unless NonStopSession=Y")]
     [InlineData("StartTime=00:00:00\n", "EndTime", 1, "unless NonStopSession=Y")]
     [InlineData("StartTime=00:00:00\nEndTime=00:00:00\nStartDay=Mon\n", "StartDay", 9, "without EndDay")]

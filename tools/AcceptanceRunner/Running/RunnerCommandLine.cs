@@ -7,8 +7,9 @@ namespace RapidFix.AcceptanceRunner.Running;
 
 /// <summary>
 /// The command line: runs every script of a folder (or one script) one at a time, each on fresh connections,
-/// prints a line per script and a closing "N passed, M failed"; exit code 0 when all pass, 1 when some fail,
-/// 2 for a usage, script or settings error.
+/// prints a line per script and a closing "N passed, M failed"; exit code 0 when all pass, 1 when some fail (a
+/// script that cannot be parsed fails alone, with its line and reason), 2 for a usage or settings error, always
+/// reported as one line.
 /// </summary>
 public static class RunnerCommandLine
 {
@@ -40,20 +41,21 @@ public static class RunnerCommandLine
             return ExitError;
         }
 
-        List<AcceptanceScript> scripts;
+        List<LoadedScript> loaded;
         try
         {
-            scripts = LoadScripts(options);
+            loaded = LoadScripts(options);
         }
-        catch (Exception e) when (e is ScriptParseException or IOException or InvalidOperationException)
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or InvalidOperationException)
         {
             error.WriteLine(e.Message);
             return ExitError;
         }
 
+        var scripts = loaded.Where(l => l.Script is not null).Select(l => l.Script!).ToList();
         bool external = options.Host is not null;
         SettingsFile? settings = null;
-        if (!external)
+        if (!external && scripts.Count > 0)
         {
             if (acceptors.UnavailableReason is { } reason)
             {
@@ -79,14 +81,18 @@ public static class RunnerCommandLine
             }
         }
 
-        int passed = 0, failed = 0;
-        for (int i = 0; i < scripts.Count; i++)
+        int passed = 0, failed = 0, ran = 0;
+        foreach (var entry in loaded)
         {
-            var script = scripts[i];
             ScriptResult result;
-            if (external)
+            if (entry.Script is not { } script)
             {
-                if (i > 0)
+                // A script that cannot be read fails alone: the others still run.
+                result = new ScriptResult(entry.Name, entry.ParseFailure, TimeSpan.Zero);
+            }
+            else if (external)
+            {
+                if (ran++ > 0)
                 {
                     Thread.Sleep(options.Pause);
                 }
@@ -95,8 +101,22 @@ public static class RunnerCommandLine
             }
             else
             {
-                using var acceptor = acceptors.Start(settings!);
-                result = new ScriptRunner(acceptor.Host, acceptor.Port, options.Timeout).Run(script);
+                IInProcessAcceptor acceptor;
+                try
+                {
+                    acceptor = acceptors.Start(settings!);
+                }
+                catch (Exception e) when (IsSettingsMistake(e))
+                {
+                    // Settings the engine refuses (found when it starts): one line, as for any other settings error.
+                    error.WriteLine("Cannot start the acceptor: " + e.Message);
+                    return ExitError;
+                }
+
+                using (acceptor)
+                {
+                    result = new ScriptRunner(acceptor.Host, acceptor.Port, options.Timeout).Run(script);
+                }
             }
 
             output.WriteLine(Format(result));
@@ -136,7 +156,28 @@ public static class RunnerCommandLine
         return line;
     }
 
-    private static List<AcceptanceScript> LoadScripts(RunnerOptions options)
+    /// <summary>What an engine refuses at start-up because of its settings (not a bug of the runner or the engine).</summary>
+    private static bool IsSettingsMistake(Exception e) =>
+        e is ConfigurationException or RapidFix.Engine.Dictionary.DictionaryLoadException or IOException or UnauthorizedAccessException
+            or ArgumentException or System.Net.Sockets.SocketException;
+
+    /// <summary>A script file: parsed, or the line and reason it could not be.</summary>
+    private sealed record LoadedScript(string Name, AcceptanceScript? Script, StepFailure? ParseFailure);
+
+    private static LoadedScript Load(string file)
+    {
+        string name = Path.GetFileNameWithoutExtension(file);
+        try
+        {
+            return new LoadedScript(name, ScriptParser.Load(file), null);
+        }
+        catch (ScriptParseException e)
+        {
+            return new LoadedScript(name, null, new StepFailure(e.Line, "cannot parse the script: " + e.Reason));
+        }
+    }
+
+    private static List<LoadedScript> LoadScripts(RunnerOptions options)
     {
         string path = options.ScriptsPath;
         List<string> files;
@@ -160,8 +201,9 @@ public static class RunnerCommandLine
             throw new InvalidOperationException($"{path} is neither a script nor a folder of scripts");
         }
 
-        var scripts = files.Select(ScriptParser.Load)
-            .Where(s => options.Filter is null || s.Name.Contains(options.Filter, StringComparison.OrdinalIgnoreCase))
+        var scripts = files
+            .Where(f => options.Filter is null || Path.GetFileNameWithoutExtension(f).Contains(options.Filter, StringComparison.OrdinalIgnoreCase))
+            .Select(Load)
             .ToList();
         if (scripts.Count == 0)
         {

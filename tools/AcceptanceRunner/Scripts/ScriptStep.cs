@@ -59,4 +59,7 @@ public sealed class ScriptParseException(string path, int line, string message)
     public string ScriptPath { get; } = path;
 
     public int Line { get; } = line;
+
+    /// <summary>Why the line cannot be read, without the location.</summary>
+    public string Reason { get; } = message;
 }

@@ -114,22 +114,15 @@ public sealed class SessionSchedule
 
     /// <summary>
     /// The schedule a session's settings describe (NonStopSession, StartTime, EndTime, StartDay, EndDay, Weekdays,
-    /// TimeZone, UseLocalTime). Conflicting or missing keys are a <see cref="ConfigurationException"/> at their line.
+    /// TimeZone, UseLocalTime). Conflicting or missing keys are a <see cref="ConfigurationException"/> at their line;
+    /// NonStopSession=Y overrides the others.
     /// </summary>
     public static SessionSchedule FromSettings(SettingsView settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
         if (settings.GetBool(SettingKeys.NonStopSession))
         {
-            foreach (var key in new[] { SettingKeys.StartTime, SettingKeys.EndTime, SettingKeys.StartDay, SettingKeys.EndDay, SettingKeys.Weekdays })
-            {
-                if (settings.TryGetValue(key, out var value) && !value.IsDefault)
-                {
-                    throw settings.Error(key, value, "conflicts with NonStopSession=Y (a non-stop session has no schedule)");
-                }
-            }
-
-            return NonStop;
+            return NonStop; // schedule keys beside it have no effect (a settings warning, as QuickFIX/J accepts them)
         }
 
         if (!settings.Has(SettingKeys.StartTime))
