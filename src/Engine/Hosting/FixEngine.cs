@@ -58,7 +58,8 @@ public sealed class FixEngine : IDisposable
                 if (options.IsInitiator)
                 {
                     var endpoints = sessionSettings.GetConnectEndpoints();
-                    engine._initiators.Add(new FixInitiator(session, endpoints, sessionSettings.GetTimeSpan(SettingKeys.ReconnectInterval), engine._log));
+                    engine._initiators.Add(new FixInitiator(session, endpoints, sessionSettings.GetTimeSpan(SettingKeys.ReconnectInterval), engine._log,
+                        sessionSettings.GetInt(SettingKeys.SocketSendBufferSize), sessionSettings.GetInt(SettingKeys.SocketReceiveBufferSize)));
                 }
                 else
                 {

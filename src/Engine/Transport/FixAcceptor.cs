@@ -24,7 +24,7 @@ public sealed class FixAcceptor : IDisposable
 {
     private readonly FixSession[] _sessions;
     private readonly Socket _listener;
-    private readonly Thread _acceptThread;
+    private readonly Thread[] _acceptThreads;
     private readonly EngineLog _log;
     private readonly List<FixSocketConnection> _connections = [];
     private readonly int _maxMessageSize;
@@ -53,6 +53,7 @@ public sealed class FixAcceptor : IDisposable
         _log = log ?? EngineLog.Null;
         _options = options ?? new FixAcceptorOptions();
         ArgumentOutOfRangeException.ThrowIfLessThan(_options.ListenBacklog, 1, nameof(options));
+        ArgumentOutOfRangeException.ThrowIfLessThan(_options.AcceptThreads, 1, nameof(options));
         ArgumentOutOfRangeException.ThrowIfLessThan(_options.MaxPendingLogons, 1, nameof(options));
         ArgumentOutOfRangeException.ThrowIfLessThan(_options.MaxPendingLogonsPerAddress, 1, nameof(options));
         _maxMessageSize = _sessions.Max(s => s.Options.MaxMessageSize);
@@ -77,8 +78,14 @@ public sealed class FixAcceptor : IDisposable
         _listener.Bind(endpoint);
         _listener.Listen(_options.ListenBacklog);
         LocalEndPoint = (IPEndPoint)_listener.LocalEndPoint!;
-        _acceptThread = new Thread(AcceptLoop) { IsBackground = true, Name = $"rapidfix-acceptor-{LocalEndPoint.Port}" };
-        _acceptThread.Start();
+        // Several threads accept from the one listening socket, so that refusing a flood keeps pace with it and a
+        // proper connection queued behind the flood's waits little.
+        _acceptThreads = new Thread[_options.AcceptThreads];
+        for (int i = 0; i < _acceptThreads.Length; i++)
+        {
+            _acceptThreads[i] = new Thread(AcceptLoop) { IsBackground = true, Name = $"rapidfix-acceptor-{LocalEndPoint.Port}-{i}" };
+            _acceptThreads[i].Start();
+        }
     }
 
     /// <summary>Where the acceptor listens (with the port the OS chose when 0 was asked).</summary>
@@ -168,6 +175,7 @@ public sealed class FixAcceptor : IDisposable
                 }
 
                 address = peer.Address;
+                ApplyBufferSizes(socket, _options.SocketSendBufferSize, _options.SocketReceiveBufferSize);
                 try
                 {
                     connection = FixSocketConnection.Create(_transport, socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout,
@@ -194,6 +202,20 @@ public sealed class FixAcceptor : IDisposable
             }
 
             connection.Start();
+        }
+    }
+
+    /// <summary>Sets SO_SNDBUF and SO_RCVBUF where a size is given (settings SocketSendBufferSize, SocketReceiveBufferSize).</summary>
+    internal static void ApplyBufferSizes(Socket socket, int sendBufferSize, int receiveBufferSize)
+    {
+        if (sendBufferSize > 0)
+        {
+            socket.SendBufferSize = sendBufferSize;
+        }
+
+        if (receiveBufferSize > 0)
+        {
+            socket.ReceiveBufferSize = receiveBufferSize;
         }
     }
 
@@ -275,6 +297,9 @@ public sealed class FixAcceptor : IDisposable
             c.Join(TimeSpan.FromSeconds(2));
         }
 
-        _acceptThread.Join(TimeSpan.FromSeconds(2));
+        foreach (var thread in _acceptThreads)
+        {
+            thread.Join(TimeSpan.FromSeconds(2));
+        }
     }
 }

@@ -556,6 +556,13 @@ public abstract class FixSocketConnection : ISessionTransport
         while (offset < filled && !_closed)
         {
             var frame = _framer.Frame(new ReadOnlySpan<byte>(buffer, offset, filled - offset));
+            if (unbound && frame.SkippedBytes > 0)
+            {
+                // Bytes that do not start a FIX message where a Logon must come: nothing to talk to.
+                Close(DisconnectReason.GarbledBeforeLogon);
+                break;
+            }
+
             if (frame.Status == FrameStatus.NeedMoreData)
             {
                 offset += frame.Consumed;
