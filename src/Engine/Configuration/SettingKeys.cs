@@ -101,4 +101,7 @@ public static class SettingKeys
     public const string StoreMaxMessages = "StoreMaxMessages";
     public const string StoreMaxBytes = "StoreMaxBytes";
     public const string StoreSyncBeforeSend = "StoreSyncBeforeSend";
+    public const string SocketAcceptBacklog = "SocketAcceptBacklog";
+    public const string MaxPendingLogons = "MaxPendingLogons";
+    public const string MaxPendingLogonsPerAddress = "MaxPendingLogonsPerAddress";
 }

@@ -61,6 +61,21 @@ public enum LogEvent : ushort
     MsgSeqNumInvalid,
     ResendForDropped,
     MessageLimitExceeded,
+
+    /// <summary>A connection that never logged on was closed (A: the <see cref="Sessions.DisconnectReason"/>).</summary>
+    ClosedBeforeLogon,
+
+    /// <summary>A connection that had logged on ended (A: the <see cref="Sessions.DisconnectReason"/>).</summary>
+    ConnectionClosed,
+
+    /// <summary>An accepted connection was refused at once: too many awaiting their Logon on the port (A: waiting, B: the limit).</summary>
+    TooManyPendingConnections,
+
+    /// <summary>An accepted connection was refused at once: too many awaiting their Logon from its address (A: waiting, B: the limit).</summary>
+    TooManyPendingFromAddress,
+
+    /// <summary>A close found bytes still unsent after waiting for them (A: bytes, B: 1 when a Logout was among them).</summary>
+    UnsentAtClose,
 }
 
 /// <summary>
@@ -74,6 +89,7 @@ public sealed class EngineLog : IDisposable
     private readonly object _gate = new();
     private readonly Stream? _output;
     private readonly byte[] _line = new byte[512];
+    private readonly char[] _address = new char[64];
     private readonly Thread? _writer;
     private byte[][] _sessionNames = [];
     private string[] _sessionNameStrings = [];
@@ -129,7 +145,13 @@ public sealed class EngineLog : IDisposable
     /// Records an event. Never blocks on I/O, never allocates. Session events (logon, logout, resend, reject,
     /// disconnection) also go to the "RapidFix" event source when a trace listens, whatever the log level.
     /// </summary>
-    public void Write(LogLevel level, LogEvent ev, int session, long a = 0, long b = 0)
+    public void Write(LogLevel level, LogEvent ev, int session, long a = 0, long b = 0) => WritePeer(level, ev, session, null, a, b);
+
+    /// <summary>
+    /// Records an event about a connection: <paramref name="peer"/> (the counterparty's address, kept by reference,
+    /// formatted by the writer thread) starts the line. Never blocks on I/O, never allocates.
+    /// </summary>
+    public void WritePeer(LogLevel level, LogEvent ev, int session, System.Net.EndPoint? peer, long a = 0, long b = 0)
     {
         if (RapidFixEventSource.Log.IsEnabled())
         {
@@ -150,7 +172,7 @@ public sealed class EngineLog : IDisposable
                 return;
             }
 
-            _ring[_head % _ring.Length] = new Entry(now, level, ev, session, a, b);
+            _ring[_head % _ring.Length] = new Entry(now, level, ev, session, a, b, peer);
             _head++;
         }
     }
@@ -302,6 +324,13 @@ public sealed class EngineLog : IDisposable
             w.Append(": "u8);
         }
 
+        if (e.Peer is not null)
+        {
+            w.Append("peer "u8);
+            AppendAddress(ref w, e.Peer);
+            w.Append(": "u8);
+        }
+
         switch (e.Event)
         {
             case LogEvent.SessionCreated: w.Append("session created"u8); break;
@@ -351,6 +380,11 @@ public sealed class EngineLog : IDisposable
             case LogEvent.ResendForNextExpected: w.Append("Logon NextExpectedMsgSeqNum(789): resending "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
             case LogEvent.MessageLimitExceeded: w.Append("received message breaks a limit (parse error "u8); w.Number(e.A); w.Append(", limit "u8); w.Number(e.B); w.Append("): rejected"u8); break;
             case LogEvent.ResendExpectedFromLogon: w.Append("MsgSeqNum gap "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); w.Append(" will be resent by the counterparty (NextExpectedMsgSeqNum in our Logon)"u8); break;
+            case LogEvent.ClosedBeforeLogon: w.Append("connection closed before logon: "u8); w.Append(DisconnectText((Sessions.DisconnectReason)e.A)); break;
+            case LogEvent.ConnectionClosed: w.Append("connection closed: "u8); w.Append(DisconnectText((Sessions.DisconnectReason)e.A)); break;
+            case LogEvent.TooManyPendingConnections: w.Append("connection refused: "u8); w.Number(e.A); w.Append(" connections awaiting logon on this port (limit MaxPendingLogons "u8); w.Number(e.B); w.Append(")"u8); break;
+            case LogEvent.TooManyPendingFromAddress: w.Append("connection refused: "u8); w.Number(e.A); w.Append(" connections awaiting logon from this address (limit MaxPendingLogonsPerAddress "u8); w.Number(e.B); w.Append(")"u8); break;
+            case LogEvent.UnsentAtClose: w.Append("closing with "u8); w.Number(e.A); w.Append(e.B != 0 ? " bytes unsent, our Logout among them: the counterparty stopped reading"u8 : " bytes unsent: the counterparty stopped reading"u8); break;
             default: w.Append("event "u8); w.Number((long)e.Event); break;
         }
 
@@ -384,7 +418,27 @@ public sealed class EngineLog : IDisposable
         _ => "unknown"u8,
     };
 
-    internal readonly record struct Entry(long TimeNanos, LogLevel Level, LogEvent Event, int Session, long A, long B);
+    /// <summary>"address:port" without allocating for IP endpoints (the writer thread's scratch); other kinds by their text.</summary>
+    private void AppendAddress(ref LineWriter w, System.Net.EndPoint peer)
+    {
+        if (peer is System.Net.IPEndPoint ip && ip.Address.TryFormat(_address, out int chars))
+        {
+            bool v6 = ip.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6;
+            if (v6)
+            {
+                w.Append("["u8);
+            }
+
+            w.AppendAscii(_address.AsSpan(0, chars));
+            w.Append(v6 ? "]:"u8 : ":"u8);
+            w.Number(ip.Port);
+            return;
+        }
+
+        w.AppendAscii(peer.ToString().AsSpan());
+    }
+
+    internal readonly record struct Entry(long TimeNanos, LogLevel Level, LogEvent Event, int Session, long A, long B, System.Net.EndPoint? Peer = null);
 
     private ref struct LineWriter
     {
@@ -404,6 +458,17 @@ public sealed class EngineLog : IDisposable
         {
             int n = Math.Min(text.Length, _buffer.Length - 1 - Length);
             text.Slice(0, n).CopyTo(_buffer.Slice(Length));
+            Length += n;
+        }
+
+        public void AppendAscii(ReadOnlySpan<char> text)
+        {
+            int n = Math.Min(text.Length, _buffer.Length - 1 - Length);
+            for (int i = 0; i < n; i++)
+            {
+                _buffer[Length + i] = (byte)text[i];
+            }
+
             Length += n;
         }
 

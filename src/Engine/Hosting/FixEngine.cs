@@ -16,8 +16,9 @@ public sealed class FixEngine : IDisposable
 {
     private readonly List<FixSession> _sessions = [];
     private readonly List<IMessageStore> _stores = [];
-    private readonly List<(IPEndPoint Endpoint, List<FixSession> Sessions)> _acceptorPlans = [];
+    private readonly List<(IPEndPoint Endpoint, List<FixSession> Sessions, List<SessionSettings> Settings)> _acceptorPlans = [];
     private readonly List<FixAcceptor> _acceptors = [];
+    private readonly List<FixAcceptorOptions> _acceptorOptions = [];
     private readonly List<FixInitiator> _initiators = [];
     private readonly EngineLog _log;
     private bool _started;
@@ -57,7 +58,8 @@ public sealed class FixEngine : IDisposable
                 if (options.IsInitiator)
                 {
                     var endpoints = sessionSettings.GetConnectEndpoints();
-                    engine._initiators.Add(new FixInitiator(session, endpoints, sessionSettings.GetTimeSpan(SettingKeys.ReconnectInterval), engine._log));
+                    engine._initiators.Add(new FixInitiator(session, endpoints, sessionSettings.GetTimeSpan(SettingKeys.ReconnectInterval), engine._log,
+                        sessionSettings.GetInt(SettingKeys.SocketSendBufferSize), sessionSettings.GetInt(SettingKeys.SocketReceiveBufferSize)));
                 }
                 else
                 {
@@ -68,7 +70,7 @@ public sealed class FixEngine : IDisposable
                     var plan = engine._acceptorPlans.Find(p => p.Endpoint.Equals(endpoint));
                     if (plan.Sessions is null)
                     {
-                        plan = (endpoint, []);
+                        plan = (endpoint, [], []);
                         engine._acceptorPlans.Add(plan);
                     }
 
@@ -80,7 +82,14 @@ public sealed class FixEngine : IDisposable
                     }
 
                     plan.Sessions.Add(session);
+                    plan.Settings.Add(sessionSettings);
                 }
+            }
+
+            // The limits on connections awaiting their Logon are the port's: checked (the sessions must agree) now.
+            foreach (var plan in engine._acceptorPlans)
+            {
+                engine._acceptorOptions.Add(FixAcceptorOptions.FromSettings(plan.Settings));
             }
         }
         catch
@@ -101,9 +110,10 @@ public sealed class FixEngine : IDisposable
         }
 
         _started = true;
-        foreach (var (endpoint, sessions) in _acceptorPlans)
+        for (int i = 0; i < _acceptorPlans.Count; i++)
         {
-            _acceptors.Add(new FixAcceptor(sessions, endpoint, _log));
+            var (endpoint, sessions, _) = _acceptorPlans[i];
+            _acceptors.Add(new FixAcceptor(sessions, endpoint, _log, options: _acceptorOptions[i]));
         }
 
         foreach (var initiator in _initiators)

@@ -723,6 +723,13 @@ public sealed partial class FixSession
             _counters.SendFailures++;
             if (transport is not null)
             {
+                // A socket transport refuses a send its outbound buffer cannot take (a counterparty too slow) but
+                // keeps room for one Logout: tell the counterparty why before closing (it fails at once if closed).
+                if (!_sentLogout && !Is(msgType, (byte)'5'))
+                {
+                    GenerateLogout("Outbound buffer full: counterparty too slow"u8);
+                }
+
                 DisconnectCore(DisconnectReason.SendFailed);
             }
 

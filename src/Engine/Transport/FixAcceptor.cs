@@ -16,21 +16,33 @@ namespace RapidFix.Engine.Transport;
 /// <remarks>
 /// Accepting a connection allocates (the runtime's socket object and the connection's buffers and thread): that is
 /// connection set-up, outside the message flow, and is done before the continuous phase in a measured run.
+/// Connections awaiting their Logon are limited per port and per source address (<see cref="FixAcceptorOptions"/>):
+/// the accept loop closes one beyond a limit at once, logs it with the address and the limit and counts it, and
+/// does nothing slower than that per connection, so a flood does not delay a counterparty that logs on.
 /// </remarks>
 public sealed class FixAcceptor : IDisposable
 {
     private readonly FixSession[] _sessions;
     private readonly Socket _listener;
-    private readonly Thread _acceptThread;
+    private readonly Thread[] _acceptThreads;
     private readonly EngineLog _log;
     private readonly List<FixSocketConnection> _connections = [];
     private readonly int _maxMessageSize;
     private readonly int _outboundBufferBytes;
     private readonly TimeSpan _logonTimeout;
     private readonly SocketTransport _transport;
+    private readonly FixAcceptorOptions _options;
+    private readonly Dictionary<IPAddress, int> _pendingByAddress = [];
+    private int _pending;
+    private long _refused;
     private volatile bool _stopping;
 
-    public FixAcceptor(IEnumerable<FixSession> sessions, IPEndPoint endpoint, EngineLog? log = null, bool reuseAddress = true)
+    /// <param name="sessions">The sessions served on the port.</param>
+    /// <param name="endpoint">Where to listen.</param>
+    /// <param name="log">Where connection events are logged.</param>
+    /// <param name="reuseAddress">SO_REUSEADDR on the listening socket.</param>
+    /// <param name="options">Limits on connections awaiting their Logon (defaults when null).</param>
+    public FixAcceptor(IEnumerable<FixSession> sessions, IPEndPoint endpoint, EngineLog? log = null, bool reuseAddress = true, FixAcceptorOptions? options = null)
     {
         _sessions = sessions.ToArray();
         if (_sessions.Length == 0)
@@ -39,6 +51,11 @@ public sealed class FixAcceptor : IDisposable
         }
 
         _log = log ?? EngineLog.Null;
+        _options = options ?? new FixAcceptorOptions();
+        ArgumentOutOfRangeException.ThrowIfLessThan(_options.ListenBacklog, 1, nameof(options));
+        ArgumentOutOfRangeException.ThrowIfLessThan(_options.AcceptThreads, 1, nameof(options));
+        ArgumentOutOfRangeException.ThrowIfLessThan(_options.MaxPendingLogons, 1, nameof(options));
+        ArgumentOutOfRangeException.ThrowIfLessThan(_options.MaxPendingLogonsPerAddress, 1, nameof(options));
         _maxMessageSize = _sessions.Max(s => s.Options.MaxMessageSize);
         _outboundBufferBytes = _sessions.Max(s => s.Options.OutboundBufferBytes);
 
@@ -59,10 +76,16 @@ public sealed class FixAcceptor : IDisposable
         }
 
         _listener.Bind(endpoint);
-        _listener.Listen(64);
+        _listener.Listen(_options.ListenBacklog);
         LocalEndPoint = (IPEndPoint)_listener.LocalEndPoint!;
-        _acceptThread = new Thread(AcceptLoop) { IsBackground = true, Name = $"rapidfix-acceptor-{LocalEndPoint.Port}" };
-        _acceptThread.Start();
+        // Several threads accept from the one listening socket, so that refusing a flood keeps pace with it and a
+        // proper connection queued behind the flood's waits little.
+        _acceptThreads = new Thread[_options.AcceptThreads];
+        for (int i = 0; i < _acceptThreads.Length; i++)
+        {
+            _acceptThreads[i] = new Thread(AcceptLoop) { IsBackground = true, Name = $"rapidfix-acceptor-{LocalEndPoint.Port}-{i}" };
+            _acceptThreads[i].Start();
+        }
     }
 
     /// <summary>Where the acceptor listens (with the port the OS chose when 0 was asked).</summary>
@@ -72,6 +95,15 @@ public sealed class FixAcceptor : IDisposable
 
     /// <summary>The kind of connection the port's sessions use.</summary>
     public SocketTransport Transport => _transport;
+
+    /// <summary>The port's limits on connections awaiting their Logon.</summary>
+    public FixAcceptorOptions Options => _options;
+
+    /// <summary>Connections accepted and not yet bound by a Logon nor closed.</summary>
+    public int PendingLogons => Volatile.Read(ref _pending);
+
+    /// <summary>Connections closed at once because a limit on connections awaiting their Logon was reached.</summary>
+    public long RefusedConnections => Interlocked.Read(ref _refused);
 
     /// <summary>The connections accepted so far, closed ones included until the next accept (a copy; allocates).</summary>
     internal FixSocketConnection[] Connections()
@@ -132,9 +164,28 @@ public sealed class FixAcceptor : IDisposable
             }
 
             FixSocketConnection connection;
+            IPAddress address;
             try
             {
-                connection = FixSocketConnection.Create(_transport, socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout);
+                // Socket.RemoteEndPoint builds a new object: connection set-up, like the socket itself.
+                if (socket.RemoteEndPoint is not IPEndPoint peer || !TryAdmit(peer))
+                {
+                    socket.Dispose();
+                    continue;
+                }
+
+                address = peer.Address;
+                ApplyBufferSizes(socket, _options.SocketSendBufferSize, _options.SocketReceiveBufferSize);
+                try
+                {
+                    connection = FixSocketConnection.Create(_transport, socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout,
+                        _options.LogonBufferBytes);
+                }
+                catch
+                {
+                    Release(address);
+                    throw;
+                }
             }
             catch (SocketException)
             {
@@ -143,6 +194,7 @@ public sealed class FixAcceptor : IDisposable
                 continue;
             }
 
+            connection.OnLeftPending(_ => Release(address));
             lock (_connections)
             {
                 _connections.RemoveAll(c => c.IsClosed);
@@ -150,6 +202,70 @@ public sealed class FixAcceptor : IDisposable
             }
 
             connection.Start();
+        }
+    }
+
+    /// <summary>Sets SO_SNDBUF and SO_RCVBUF where a size is given (settings SocketSendBufferSize, SocketReceiveBufferSize).</summary>
+    internal static void ApplyBufferSizes(Socket socket, int sendBufferSize, int receiveBufferSize)
+    {
+        if (sendBufferSize > 0)
+        {
+            socket.SendBufferSize = sendBufferSize;
+        }
+
+        if (receiveBufferSize > 0)
+        {
+            socket.ReceiveBufferSize = receiveBufferSize;
+        }
+    }
+
+    /// <summary>Counts a new connection as awaiting its Logon, or refuses it (logged, counted) when a limit is reached.</summary>
+    private bool TryAdmit(IPEndPoint peer)
+    {
+        int total, fromAddress;
+        lock (_pendingByAddress)
+        {
+            total = _pending;
+            _pendingByAddress.TryGetValue(peer.Address, out fromAddress);
+            if (total < _options.MaxPendingLogons && fromAddress < _options.MaxPendingLogonsPerAddress)
+            {
+                _pendingByAddress[peer.Address] = fromAddress + 1;
+                Volatile.Write(ref _pending, total + 1);
+                return true;
+            }
+        }
+
+        Interlocked.Increment(ref _refused);
+        if (total >= _options.MaxPendingLogons)
+        {
+            _log.WritePeer(LogLevel.Warning, LogEvent.TooManyPendingConnections, -1, peer, total, _options.MaxPendingLogons);
+        }
+        else
+        {
+            _log.WritePeer(LogLevel.Warning, LogEvent.TooManyPendingFromAddress, -1, peer, fromAddress, _options.MaxPendingLogonsPerAddress);
+        }
+
+        return false;
+    }
+
+    /// <summary>A connection from <paramref name="address"/> was bound by its Logon or closed without one (on its thread).</summary>
+    private void Release(IPAddress address)
+    {
+        lock (_pendingByAddress)
+        {
+            if (_pendingByAddress.TryGetValue(address, out int count))
+            {
+                if (count <= 1)
+                {
+                    _pendingByAddress.Remove(address);
+                }
+                else
+                {
+                    _pendingByAddress[address] = count - 1;
+                }
+
+                Volatile.Write(ref _pending, _pending - 1);
+            }
         }
     }
 
@@ -181,6 +297,9 @@ public sealed class FixAcceptor : IDisposable
             c.Join(TimeSpan.FromSeconds(2));
         }
 
-        _acceptThread.Join(TimeSpan.FromSeconds(2));
+        foreach (var thread in _acceptThreads)
+        {
+            thread.Join(TimeSpan.FromSeconds(2));
+        }
     }
 }

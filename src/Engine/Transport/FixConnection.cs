@@ -11,14 +11,18 @@ namespace RapidFix.Engine.Transport;
 /// </summary>
 public sealed class FixConnection : FixSocketConnection
 {
-    private readonly byte[] _receive;
+    private byte[] _receive = [];
     private int _filled;
 
-    /// <inheritdoc cref="FixSocketConnection(Socket, FixSession?, Func{FixMessage, FixSession?}?, int, int, EngineLog?, TimeSpan?)"/>
-    public FixConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null)
-        : base(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout)
+    /// <inheritdoc cref="FixSocketConnection(Socket, FixSession?, Func{FixMessage, FixSession?}?, int, int, EngineLog?, TimeSpan?, int)"/>
+    public FixConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null,
+        int logonBufferBytes = 0)
+        : base(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes)
     {
-        _receive = GC.AllocateUninitializedArray<byte>(ReceiveLimit, pinned: true);
+        if (session is not null)
+        {
+            AllocateReceiveBuffers();
+        }
     }
 
     public override SocketTransport Transport => SocketTransport.DedicatedThread;
@@ -32,34 +36,21 @@ public sealed class FixConnection : FixSocketConnection
         }
 
         _filled += n;
-        int offset = 0;
-        while (offset < _filled && !Closed)
-        {
-            var frame = Framer.Frame(new ReadOnlySpan<byte>(_receive, offset, _filled - offset));
-            if (frame.Status == FrameStatus.NeedMoreData)
-            {
-                offset += frame.Consumed;
-                break;
-            }
+        return Process();
+    }
 
-            if (frame.Status == FrameStatus.Complete)
-            {
-                Deliver(_receive, offset + frame.Start, frame.Length);
-            }
-            else
-            {
-                Reject(frame);
-            }
+    private protected override void AllocateReceiveBuffers() => _receive = GC.AllocateUninitializedArray<byte>(ReceiveLimit, pinned: true);
 
-            offset += frame.Consumed;
-        }
+    private protected override bool Adopt(ReadOnlySpan<byte> bytes)
+    {
+        bytes.CopyTo(_receive);
+        _filled = bytes.Length;
+        return Process();
+    }
 
-        if (offset > 0)
-        {
-            _receive.AsSpan(offset, _filled - offset).CopyTo(_receive);
-            _filled -= offset;
-        }
-
+    private bool Process()
+    {
+        FrameAndDeliver(_receive, ref _filled);
         if (_filled == _receive.Length)
         {
             CloseTooLarge(_filled);

@@ -14,13 +14,22 @@ public sealed class FixInitiator : IDisposable
     private readonly FixSession _session;
     private readonly (string Host, int Port)[] _endpoints;
     private readonly TimeSpan _reconnectInterval;
+    private readonly int _sendBufferSize;
+    private readonly int _receiveBufferSize;
     private readonly EngineLog _log;
     private readonly Thread _thread;
     private readonly ManualResetEventSlim _stop = new(false);
     private FixSocketConnection? _connection;
     private volatile bool _stopping;
 
-    public FixInitiator(FixSession session, IEnumerable<(string Host, int Port)> endpoints, TimeSpan reconnectInterval, EngineLog? log = null)
+    /// <param name="session">The session.</param>
+    /// <param name="endpoints">The primary host, then the failover hosts.</param>
+    /// <param name="reconnectInterval">Base wait between connection attempts.</param>
+    /// <param name="log">Where connection events are logged.</param>
+    /// <param name="sendBufferSize">SO_SNDBUF (setting SocketSendBufferSize); 0 leaves the OS default.</param>
+    /// <param name="receiveBufferSize">SO_RCVBUF (setting SocketReceiveBufferSize); 0 leaves the OS default.</param>
+    public FixInitiator(FixSession session, IEnumerable<(string Host, int Port)> endpoints, TimeSpan reconnectInterval, EngineLog? log = null,
+        int sendBufferSize = 0, int receiveBufferSize = 0)
     {
         ArgumentNullException.ThrowIfNull(session);
         _session = session;
@@ -31,6 +40,8 @@ public sealed class FixInitiator : IDisposable
         }
 
         _reconnectInterval = reconnectInterval;
+        _sendBufferSize = sendBufferSize;
+        _receiveBufferSize = receiveBufferSize;
         _log = log ?? EngineLog.Null;
         _stop.Wait(0); // creates the wait handle now, not in the continuous phase
         _thread = new Thread(Run) { IsBackground = true, Name = $"rapidfix-initiator-{session.Id.TargetCompId}" };
@@ -66,6 +77,7 @@ public sealed class FixInitiator : IDisposable
             try
             {
                 socket = new Socket(SocketType.Stream, ProtocolType.Tcp) { NoDelay = true };
+                FixAcceptor.ApplyBufferSizes(socket, _sendBufferSize, _receiveBufferSize);
                 socket.Connect(host, port);
             }
             catch (SocketException ex)

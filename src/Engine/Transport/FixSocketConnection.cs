@@ -27,23 +27,58 @@ public enum SocketTransport : byte
 /// take at once is copied to a bounded outbound buffer that this thread drains. A counterparty so slow that the
 /// buffer fills is logged and disconnected: memory never grows.
 /// An acceptor's connection is bound to its session by the first message, which must be a Logon for a known
-/// session that is not already connected.
+/// session that is not already connected. Until then it holds only what a Logon needs (a small receive buffer, a
+/// small parsed view, no outbound buffer): the full-size buffers are allocated when the Logon binds it, so a crowd
+/// of connections that never log on costs little. Every close of a connection that was never bound is logged with
+/// the peer's address and the reason.
+/// A close asked for while bytes wait in the outbound buffer (a Logout, typically) waits up to
+/// <see cref="CloseDrainTimeout"/> for them to leave; the buffer keeps <see cref="FinalMessageReserve"/> bytes
+/// free for a last Logout when a slow counterparty has filled the rest.
 /// </remarks>
 public abstract class FixSocketConnection : ISessionTransport
 {
     private const int TimerIntervalMicros = 50_000;
 
+    /// <summary>
+    /// Outbound bytes kept, beyond the configured buffer, for a last Logout: a send that does not fit the buffer
+    /// fails (the counterparty is too slow), and the session's Logout that follows may use them.
+    /// </summary>
+    public const int FinalMessageReserve = 2048;
+
+    /// <summary>Receive buffer of an acceptor connection until its Logon binds it (bytes): a Logon must fit.</summary>
+    public const int DefaultLogonBufferBytes = 8192;
+
+    /// <summary>How long a close waits for the outbound buffer (its Logout included) to drain.</summary>
+    public static readonly TimeSpan CloseDrainTimeout = TimeSpan.FromSeconds(2);
+
     private readonly Socket _socket;
     private readonly FixFramer _framer;
-    private FixMessage _view;
     private readonly Func<FixMessage, FixSession?>? _router;
     private readonly EngineLog _log;
     private readonly object _sendLock = new();
-    private readonly byte[] _pending;
     private readonly Thread _thread;
     private readonly TimeSpan _logonTimeout;
+    private readonly int _maxMessageSize;
+    private readonly int _outboundBufferBytes;
+    private FixMessage _view;
+    private byte[] _pending;
+    private byte[]? _logonBuffer;
+    private int _logonFilled;
+    private Action<FixSocketConnection>? _leftPending;
+    private int _pendingReported;
     private FixSession? _session;
+    private EngineThreadStats? _recorder;
     private int _pendingLength;
+    private bool _loggedOn;
+
+    // Set when a send did not fit: only a Logout may still be queued (into the reserve).
+    private bool _outboundFull;
+    private bool _finalLogoutQueued;
+
+    // A close that waits for the outbound buffer to drain (under _sendLock).
+    private volatile bool _closing;
+    private DisconnectReason _closingReason;
+    private long _closeDeadline;
     private long _threadAllocatedBytes;
     private long _readTimestamp;
     private volatile bool _closed;
@@ -59,7 +94,12 @@ public abstract class FixSocketConnection : ISessionTransport
     /// How long an acceptor connection may stay without a routed Logon (nothing sent, half a message, a slow trickle)
     /// before it is dropped; ignored for an initiator, whose session times its own Logon. Default 10 s.
     /// </param>
-    private protected FixSocketConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log, TimeSpan? logonTimeout)
+    /// <param name="logonBufferBytes">
+    /// Receive buffer of an acceptor connection until its Logon binds it (a longer Logon closes it as too large);
+    /// 0 for <see cref="DefaultLogonBufferBytes"/>.
+    /// </param>
+    private protected FixSocketConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log, TimeSpan? logonTimeout,
+        int logonBufferBytes = 0)
     {
         ArgumentNullException.ThrowIfNull(socket);
         if (session is null && router is null)
@@ -85,9 +125,9 @@ public abstract class FixSocketConnection : ISessionTransport
         _session = session;
         _router = router;
         _log = log ?? EngineLog.Null;
+        _maxMessageSize = maxMessageSize;
+        _outboundBufferBytes = outboundBufferBytes;
         _framer = new FixFramer(maxMessageSize);
-        _view = new FixMessage((session?.Options.MessageOptions ?? FixMessageOptions.Default) with { MaxMessageSize = maxMessageSize });
-        _pending = GC.AllocateUninitializedArray<byte>(outboundBufferBytes, pinned: true);
         _logonTimeout = logonTimeout ?? TimeSpan.FromSeconds(10);
         if (_logonTimeout <= TimeSpan.Zero)
         {
@@ -96,6 +136,20 @@ public abstract class FixSocketConnection : ISessionTransport
 
         // What may wait unframed before the connection gives up on it: a whole message plus a read's worth.
         ReceiveLimit = maxMessageSize * 2 + 4096;
+        if (session is null)
+        {
+            // Before its Logon an acceptor connection only needs to read and route a Logon.
+            int logonBytes = Math.Min(logonBufferBytes > 0 ? logonBufferBytes : DefaultLogonBufferBytes, ReceiveLimit);
+            _logonBuffer = new byte[logonBytes];
+            _view = new FixMessage(new FixMessageOptions { MaxMessageSize = logonBytes });
+            _pending = [];
+        }
+        else
+        {
+            _view = new FixMessage(session.Options.MessageOptions with { MaxMessageSize = maxMessageSize });
+            _pending = GC.AllocateUninitializedArray<byte>(outboundBufferBytes + FinalMessageReserve, pinned: true);
+        }
+
         socket.Blocking = false;
         socket.NoDelay = true;
         _thread = new Thread(Run) { IsBackground = true, Name = "rapidfix-connection" };
@@ -103,10 +157,10 @@ public abstract class FixSocketConnection : ISessionTransport
 
     /// <summary>Creates a connection of the kind <paramref name="transport"/> names.</summary>
     public static FixSocketConnection Create(SocketTransport transport, Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router,
-        int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null) =>
+        int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null, int logonBufferBytes = 0) =>
         transport == SocketTransport.Pipelines
-            ? new PipeConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout)
-            : new FixConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout);
+            ? new PipeConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes)
+            : new FixConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes);
 
     /// <summary>Which kind of connection this is.</summary>
     public abstract SocketTransport Transport { get; }
@@ -116,6 +170,15 @@ public abstract class FixSocketConnection : ISessionTransport
 
     /// <summary>The session bound to this connection (null until an acceptor connection's Logon is routed).</summary>
     public FixSession? Session => _session;
+
+    /// <summary>True once the connection has its session (from the start for an initiator, at its Logon for an acceptor's).</summary>
+    public bool IsBound => _logonBuffer is null;
+
+    /// <summary>
+    /// The latency and allocation recorder of the connection's thread while it runs (null before and after): the
+    /// thread hands it back when it ends, for the next connection to use.
+    /// </summary>
+    public EngineThreadStats? Recorder => Volatile.Read(ref _recorder);
 
     /// <summary>True once the connection is closed.</summary>
     public bool IsClosed => _closed;
@@ -140,6 +203,15 @@ public abstract class FixSocketConnection : ISessionTransport
 
     private protected bool Closed => _closed;
 
+    /// <summary>Largest message read (the full-size buffers' measure).</summary>
+    private protected int MaxMessageSize => _maxMessageSize;
+
+    /// <summary>
+    /// Called (once, on the connection's thread) when the connection stops waiting for its Logon: bound to its
+    /// session, or closed without one. The acceptor counts connections awaiting a Logon with it.
+    /// </summary>
+    internal void OnLeftPending(Action<FixSocketConnection> leftPending) => _leftPending = leftPending;
+
     /// <summary>Starts the connection's thread (and, for an initiator, the session's logon).</summary>
     public void Start()
     {
@@ -158,12 +230,12 @@ public abstract class FixSocketConnection : ISessionTransport
     {
         lock (_sendLock)
         {
-            if (_closed)
+            if (_closed || _closing)
             {
                 return false;
             }
 
-            if (_pendingLength == 0)
+            if (_pendingLength == 0 && !_outboundFull)
             {
                 int sent = _socket.Send(message, SocketFlags.None, out var error);
                 if (error is not SocketError.Success and not SocketError.WouldBlock)
@@ -184,10 +256,8 @@ public abstract class FixSocketConnection : ISessionTransport
                 }
             }
 
-            if (message.Length > _pending.Length - _pendingLength)
+            if (!FitsOutbound(message))
             {
-                _log.Write(LogLevel.Error, LogEvent.OutboundBufferFull, _session?.LogIndex ?? -1, _pendingLength);
-                Close(DisconnectReason.OutboundBufferFull);
                 return false;
             }
 
@@ -197,7 +267,67 @@ public abstract class FixSocketConnection : ISessionTransport
         }
     }
 
-    public void Disconnect(DisconnectReason reason) => Close(reason);
+    /// <summary>
+    /// Whether <paramref name="message"/> may join the outbound buffer (under the send lock). Normal sends leave
+    /// <see cref="FinalMessageReserve"/> bytes free; the first that does not fit marks the buffer full and fails (the
+    /// session then logs out), after which only one Logout may still use the reserve.
+    /// </summary>
+    private bool FitsOutbound(ReadOnlySpan<byte> message)
+    {
+        int free = _pending.Length - _pendingLength;
+        if (!_outboundFull)
+        {
+            if (message.Length <= free - FinalMessageReserve)
+            {
+                return true;
+            }
+
+            _outboundFull = true;
+            _log.WritePeer(LogLevel.Error, LogEvent.OutboundBufferFull, _session?.LogIndex ?? -1, RemoteEndPoint, _pendingLength);
+            return false;
+        }
+
+        if (_finalLogoutQueued || message.Length > free || !IsLogout(message))
+        {
+            return false;
+        }
+
+        _finalLogoutQueued = true;
+        return true;
+    }
+
+    private static bool IsLogout(ReadOnlySpan<byte> message) => Is(FixMessage.PeekMsgType(message), (byte)'5');
+
+    /// <summary>
+    /// Closes the connection. What waits in the outbound buffer (a Logout, typically) is given up to
+    /// <see cref="CloseDrainTimeout"/> to leave first; what cannot leave by then is logged with its size.
+    /// </summary>
+    public void Disconnect(DisconnectReason reason)
+    {
+        lock (_sendLock)
+        {
+            if (_closed || _closing)
+            {
+                return;
+            }
+
+            if (_outboundFull && reason == DisconnectReason.SendFailed)
+            {
+                reason = DisconnectReason.OutboundBufferFull;
+            }
+
+            if (_pendingLength > 0 && _thread.IsAlive)
+            {
+                // The connection's thread drains, then closes (see Run).
+                _closingReason = reason;
+                _closeDeadline = Time.EngineClock.Timestamp + (long)(CloseDrainTimeout.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
+                _closing = true;
+                return;
+            }
+        }
+
+        Close(reason);
+    }
 
     private protected void Close(DisconnectReason reason)
     {
@@ -238,6 +368,7 @@ public abstract class FixSocketConnection : ISessionTransport
         // trickling client must not hold a socket, a thread and its buffers forever.
         long logonDeadline = lastTimer + (long)(_logonTimeout.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
         var threadStats = EngineThreads.Register();
+        Volatile.Write(ref _recorder, threadStats);
         try
         {
             while (!_closed)
@@ -248,10 +379,16 @@ public abstract class FixSocketConnection : ISessionTransport
                     Flush();
                 }
 
+                if (_closing)
+                {
+                    FinishClosing();
+                    continue;
+                }
+
                 int wait = Volatile.Read(ref _pendingLength) > 0 ? 1_000 : TimerIntervalMicros;
                 if (_socket.Poll(wait, SelectMode.SelectRead) && !_closed)
                 {
-                    if (!Receive())
+                    if (!ReceiveAny())
                     {
                         break;
                     }
@@ -267,7 +404,7 @@ public abstract class FixSocketConnection : ISessionTransport
                     }
                     else if (now >= logonDeadline)
                     {
-                        _log.Write(LogLevel.Warning, LogEvent.LogonTimedOut, -1, (long)Math.Ceiling(_logonTimeout.TotalSeconds));
+                        _log.WritePeer(LogLevel.Warning, LogEvent.LogonTimedOut, -1, RemoteEndPoint, (long)Math.Ceiling(_logonTimeout.TotalSeconds));
                         Close(DisconnectReason.LogonTimeout);
                     }
                 }
@@ -294,6 +431,10 @@ public abstract class FixSocketConnection : ISessionTransport
             Close(_reason == DisconnectReason.None ? DisconnectReason.PeerClosed : _reason);
             try
             {
+                // Every connection's end is logged with its address; one that never logged on was refused.
+                _log.WritePeer(_loggedOn ? LogLevel.Info : LogLevel.Warning, _loggedOn ? LogEvent.ConnectionClosed : LogEvent.ClosedBeforeLogon,
+                    _session?.LogIndex ?? -1, RemoteEndPoint, (long)_reason);
+                LeavePending();
                 OnClosed();
                 _session?.OnDisconnected(this, _reason);
             }
@@ -303,6 +444,152 @@ public abstract class FixSocketConnection : ISessionTransport
             }
 
             _socket.Dispose();
+
+            // The thread's recorder (and what it measured) goes to the next connection's thread.
+            Volatile.Write(ref _recorder, null);
+            EngineThreads.Release();
+        }
+    }
+
+    /// <summary>A close waiting for the outbound buffer: closes once it is empty, or at the deadline saying what was left.</summary>
+    private void FinishClosing()
+    {
+        int left;
+        DisconnectReason reason;
+        lock (_sendLock)
+        {
+            left = _pendingLength;
+            reason = _closingReason;
+        }
+
+        if (left > 0 && Time.EngineClock.Timestamp < _closeDeadline)
+        {
+            // Wait for the socket to take more (the loop's read poll would return at once on unread data).
+            _socket.Poll(1_000, SelectMode.SelectWrite);
+            return;
+        }
+
+        if (left > 0)
+        {
+            _log.WritePeer(LogLevel.Warning, LogEvent.UnsentAtClose, _session?.LogIndex ?? -1, RemoteEndPoint, left, _finalLogoutQueued ? 1 : 0);
+        }
+
+        Close(reason);
+    }
+
+    private void LeavePending()
+    {
+        if (Interlocked.Exchange(ref _pendingReported, 1) == 0)
+        {
+            _leftPending?.Invoke(this);
+        }
+    }
+
+    /// <summary>
+    /// The Logon bound the connection to its session: the full-size buffers replace the Logon-sized ones (connection
+    /// set-up: it allocates).
+    /// </summary>
+    private void Bind()
+    {
+        // Sized to the routed session's limits (MaxFieldsPerMessage, MaxGroupEntries): connection set-up.
+        _view = new FixMessage(_session!.Options.MessageOptions with { MaxMessageSize = _maxMessageSize });
+        lock (_sendLock)
+        {
+            _pending = GC.AllocateUninitializedArray<byte>(_outboundBufferBytes + FinalMessageReserve, pinned: true);
+        }
+
+        AllocateReceiveBuffers();
+        LeavePending();
+    }
+
+    /// <summary>Allocates the full-size receive buffers: at construction for an initiator, at the Logon for an acceptor.</summary>
+    private protected abstract void AllocateReceiveBuffers();
+
+    /// <summary>
+    /// Takes the bytes that followed the binding Logon in the Logon buffer, and processes every whole message among
+    /// them as <see cref="Receive"/> would. False when the connection is over.
+    /// </summary>
+    private protected abstract bool Adopt(ReadOnlySpan<byte> bytes);
+
+    /// <summary>Reads and processes, through the Logon buffer until the connection is bound.</summary>
+    private bool ReceiveAny() => _logonBuffer is null ? Receive() : ReceiveBeforeLogon();
+
+    private bool ReceiveBeforeLogon()
+    {
+        var buffer = _logonBuffer!;
+        int n = ReadSocket(buffer.AsSpan(_logonFilled));
+        if (n <= 0)
+        {
+            return n == 0;
+        }
+
+        _logonFilled += n;
+        FrameAndDeliver(buffer, ref _logonFilled);
+        if (_closed)
+        {
+            return false;
+        }
+
+        if (_session is not null)
+        {
+            // Bound: what followed the Logon moves to the session's buffers.
+            _logonBuffer = null;
+            return Adopt(new ReadOnlySpan<byte>(buffer, 0, _logonFilled));
+        }
+
+        if (_logonFilled == buffer.Length)
+        {
+            CloseTooLarge(_logonFilled);
+            return false;
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// Frames and delivers every whole message in <paramref name="buffer"/>[0, <paramref name="filled"/>) and moves
+    /// what is left to the front. An unbound connection stops after the message that binds it.
+    /// </summary>
+    private protected void FrameAndDeliver(byte[] buffer, ref int filled)
+    {
+        bool unbound = _session is null;
+        int offset = 0;
+        while (offset < filled && !_closed)
+        {
+            var frame = _framer.Frame(new ReadOnlySpan<byte>(buffer, offset, filled - offset));
+            if (unbound && frame.SkippedBytes > 0)
+            {
+                // Bytes that do not start a FIX message where a Logon must come: nothing to talk to.
+                Close(DisconnectReason.GarbledBeforeLogon);
+                break;
+            }
+
+            if (frame.Status == FrameStatus.NeedMoreData)
+            {
+                offset += frame.Consumed;
+                break;
+            }
+
+            if (frame.Status == FrameStatus.Complete)
+            {
+                Deliver(buffer, offset + frame.Start, frame.Length);
+            }
+            else
+            {
+                Reject(frame);
+            }
+
+            offset += frame.Consumed;
+            if (unbound && _session is not null)
+            {
+                break;
+            }
+        }
+
+        if (offset > 0)
+        {
+            buffer.AsSpan(offset, filled - offset).CopyTo(buffer);
+            filled -= offset;
         }
     }
 
@@ -378,7 +665,7 @@ public abstract class FixSocketConnection : ISessionTransport
     /// <summary>Closes a connection whose unframed bytes reached <see cref="ReceiveLimit"/>.</summary>
     private protected void CloseTooLarge(long buffered)
     {
-        _log.Write(LogLevel.Error, LogEvent.MessageTooLarge, _session?.LogIndex ?? -1, buffered);
+        _log.WritePeer(LogLevel.Error, LogEvent.MessageTooLarge, _session?.LogIndex ?? -1, RemoteEndPoint, buffered);
         Close(DisconnectReason.MessageTooLarge);
     }
 
@@ -391,7 +678,7 @@ public abstract class FixSocketConnection : ISessionTransport
             // An acceptor's first message: it must be a Logon for a session we know and that is free.
             if (_view.Parse(buffer, start, length) != FixParseError.None || !Is(_view.MsgType, (byte)'A'))
             {
-                _log.Write(LogLevel.Warning, LogEvent.NotLogonFirst, -1, _view.TryGetInt(Tags.MsgSeqNum, out int s) ? s : 0);
+                _log.WritePeer(LogLevel.Warning, LogEvent.NotLogonFirst, -1, RemoteEndPoint, _view.TryGetInt(Tags.MsgSeqNum, out int s) ? s : 0);
                 Close(DisconnectReason.NotLogonFirst);
                 return;
             }
@@ -399,25 +686,20 @@ public abstract class FixSocketConnection : ISessionTransport
             session = _router!(_view);
             if (session is null)
             {
-                _log.Write(LogLevel.Warning, LogEvent.UnknownSession, -1);
+                _log.WritePeer(LogLevel.Warning, LogEvent.UnknownSession, -1, RemoteEndPoint);
                 Close(DisconnectReason.UnknownSession);
                 return;
             }
 
             if (!session.TryAttach(this))
             {
-                _log.Write(LogLevel.Warning, LogEvent.AlreadyLoggedOn, session.LogIndex);
+                _log.WritePeer(LogLevel.Warning, LogEvent.AlreadyLoggedOn, session.LogIndex, RemoteEndPoint);
                 Close(DisconnectReason.AlreadyLoggedOn);
                 return;
             }
 
             _session = session;
-            var limits = session.Options.MessageOptions;
-            if (_view.Options.MaxFields != limits.MaxFields || _view.Options.MaxGroupEntries != limits.MaxGroupEntries)
-            {
-                // Sized to the routed session's limits (connection set-up).
-                _view = new FixMessage(limits with { MaxMessageSize = _view.Options.MaxMessageSize });
-            }
+            Bind();
         }
 
         var dictionary = session.Options.DictionaryFor(FixMessage.PeekMsgType(new ReadOnlySpan<byte>(buffer, start, length)));
@@ -429,6 +711,10 @@ public abstract class FixSocketConnection : ISessionTransport
         }
 
         session.OnMessage(_view);
+        if (!_loggedOn)
+        {
+            _loggedOn = session.IsLoggedOn;
+        }
         EngineLatency.Stop(LatencyChannel.Receive, _readTimestamp);
     }
 

@@ -29,15 +29,25 @@ public sealed class PipeConnection : FixSocketConnection
     // A read starts a new block rather than fill the last few bytes of one: fewer reads and fewer split messages.
     private const int ReadSizeHint = 2048;
 
-    private readonly SlabMemoryPool _pool;
-    private readonly Pipe _pipe;
-    private readonly byte[] _assembly;
+    private SlabMemoryPool? _pool;
+    private Pipe? _pipe;
+    private byte[] _assembly = [];
     private int _buffered;
     private long _splitMessages;
 
-    /// <inheritdoc cref="FixSocketConnection(Socket, FixSession?, Func{FixMessage, FixSession?}?, int, int, EngineLog?, TimeSpan?)"/>
-    public PipeConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null)
-        : base(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout)
+    /// <inheritdoc cref="FixSocketConnection(Socket, FixSession?, Func{FixMessage, FixSession?}?, int, int, EngineLog?, TimeSpan?, int)"/>
+    public PipeConnection(Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null,
+        int logonBufferBytes = 0)
+        : base(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes)
+    {
+        if (session is not null)
+        {
+            AllocateReceiveBuffers();
+        }
+    }
+
+    /// <summary>The pipe, its pool and the assembly buffer: at construction for an initiator, at the Logon for an acceptor.</summary>
+    private protected override void AllocateReceiveBuffers()
     {
         // Unframed bytes (below ReceiveLimit) over blocks each filled to at least BlockSize - ReadSizeHint, plus a
         // partly consumed first block, the block being written and the one a read may start.
@@ -51,42 +61,42 @@ public sealed class PipeConnection : FixSocketConnection
             resumeWriterThreshold: ReceiveLimit,
             minimumSegmentSize: BlockSize,
             useSynchronizationContext: false));
-        _assembly = GC.AllocateUninitializedArray<byte>(maxMessageSize + 1024, pinned: true);
-        PrimeSegments(blocks);
+        _assembly = GC.AllocateUninitializedArray<byte>(MaxMessageSize + 1024, pinned: true);
+        PrimeSegments(_pipe, blocks);
     }
 
     /// <summary>
     /// The pipe creates its segment objects the first time it needs that many at once: have it need every block
     /// now, so that a burst in the continuous phase finds them all pooled and allocates nothing.
     /// </summary>
-    private void PrimeSegments(int blocks)
+    private static void PrimeSegments(Pipe pipe, int blocks)
     {
-        var writer = _pipe.Writer;
+        var writer = pipe.Writer;
         for (int i = 0; i < blocks; i++)
         {
             writer.GetMemory(BlockSize); // the last block has less than BlockSize left: a new segment
             writer.Advance(1);
         }
 
-        if (!writer.FlushAsync().IsCompletedSuccessfully || !_pipe.Reader.TryRead(out var read))
+        if (!writer.FlushAsync().IsCompletedSuccessfully || !pipe.Reader.TryRead(out var read))
         {
             throw new InvalidOperationException("The receive pipe did not accept its priming bytes.");
         }
 
-        _pipe.Reader.AdvanceTo(read.Buffer.End);
+        pipe.Reader.AdvanceTo(read.Buffer.End);
     }
 
     public override SocketTransport Transport => SocketTransport.Pipelines;
 
-    /// <summary>The receive blocks and their counters (rent failures must stay 0).</summary>
-    public SlabMemoryPool Pool => _pool;
+    /// <summary>The receive blocks and their counters (rent failures must stay 0); null until the connection is bound.</summary>
+    public SlabMemoryPool? Pool => _pool;
 
     /// <summary>Messages that crossed a segment boundary and were assembled by copying (the slow path).</summary>
     public long SplitMessages => Volatile.Read(ref _splitMessages);
 
     private protected override bool Receive()
     {
-        var writer = _pipe.Writer;
+        var writer = _pipe!.Writer;
         Memory<byte> memory;
         try
         {
@@ -106,14 +116,29 @@ public sealed class PipeConnection : FixSocketConnection
         }
 
         writer.Advance(n);
+        return Process(writer, n);
+    }
+
+    private protected override bool Adopt(ReadOnlySpan<byte> bytes)
+    {
+        // Fewer bytes than a Logon buffer: one block takes them.
+        var writer = _pipe!.Writer;
+        bytes.CopyTo(writer.GetSpan(bytes.Length));
+        writer.Advance(bytes.Length);
+        return Process(writer, bytes.Length);
+    }
+
+    /// <summary>Publishes the <paramref name="added"/> bytes just written and processes every whole message in the pipe.</summary>
+    private bool Process(PipeWriter writer, int added)
+    {
         if (!writer.FlushAsync().IsCompletedSuccessfully)
         {
             // Unreachable while reads are capped below the pause threshold; never wait on it.
-            CloseTooLarge(_buffered + n);
+            CloseTooLarge(_buffered + added);
             return false;
         }
 
-        var reader = _pipe.Reader;
+        var reader = _pipe!.Reader;
         if (!reader.TryRead(out var read))
         {
             return true;
@@ -171,7 +196,7 @@ public sealed class PipeConnection : FixSocketConnection
     private protected override void OnClosed()
     {
         // Gives the blocks back to the pool.
-        _pipe.Writer.Complete();
-        _pipe.Reader.Complete();
+        _pipe?.Writer.Complete();
+        _pipe?.Reader.Complete();
     }
 }

@@ -17,25 +17,45 @@ public enum LatencyChannel
 /// What one engine thread measures about itself: the bytes it has allocated (refreshed by the thread at each turn
 /// of its loop) and its receive and send processing times. Only the owning thread writes; anyone may read.
 /// </summary>
+/// <remarks>
+/// A recorder outlives its thread: when a thread that ends (a connection's) releases it with
+/// <see cref="EngineThreads.Release"/>, the next thread to register takes it over and adds to the same cumulative
+/// histograms and allocation count, so what the ended thread measured stays in the totals and the registry holds
+/// as many recorders as there were engine threads at once, not as many as ever ran.
+/// </remarks>
 public sealed class EngineThreadStats
 {
     private readonly LatencyHistogram _receive = new();
     private readonly LatencyHistogram _send = new();
     private long _allocatedBytes;
 
+    // The bytes allocated by the threads this recorder served before the current one.
+    private long _allocatedBefore;
+    private string _name;
+    private int _managedThreadId;
+    private volatile bool _inUse;
+
     internal EngineThreadStats(string name, int managedThreadId)
     {
-        Name = name;
-        ManagedThreadId = managedThreadId;
+        _name = name;
+        _managedThreadId = managedThreadId;
         _allocatedBytes = GC.GetAllocatedBytesForCurrentThread();
+        _inUse = true;
     }
 
-    /// <summary>The thread's name when it registered.</summary>
-    public string Name { get; }
+    /// <summary>The name of the thread that registered last with this recorder.</summary>
+    public string Name => Volatile.Read(ref _name);
 
-    public int ManagedThreadId { get; }
+    /// <summary>The managed id of the thread that registered last with this recorder.</summary>
+    public int ManagedThreadId => Volatile.Read(ref _managedThreadId);
 
-    /// <summary>Bytes the thread had allocated in its whole life at its last <see cref="RefreshAllocatedBytes"/>.</summary>
+    /// <summary>True while a thread owns the recorder; false once it was released and before it is taken again.</summary>
+    public bool InUse => _inUse;
+
+    /// <summary>
+    /// Bytes allocated by the threads this recorder served: the whole life of those that released it, and the
+    /// current one's up to its last <see cref="RefreshAllocatedBytes"/>. Never decreases.
+    /// </summary>
     public long AllocatedBytes => Volatile.Read(ref _allocatedBytes);
 
     /// <summary>Cumulative histogram of one channel (never reset: readers take differences).</summary>
@@ -43,20 +63,40 @@ public sealed class EngineThreadStats
 
     /// <summary>Called by the owning thread: publishes its allocated-bytes counter. A few nanoseconds, no allocation.</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
-    public void RefreshAllocatedBytes() => Volatile.Write(ref _allocatedBytes, GC.GetAllocatedBytesForCurrentThread());
+    public void RefreshAllocatedBytes() => Volatile.Write(ref _allocatedBytes, _allocatedBefore + GC.GetAllocatedBytesForCurrentThread());
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal void Record(LatencyChannel channel, long nanoseconds) => (channel == LatencyChannel.Send ? _send : _receive).Record(nanoseconds);
+
+    /// <summary>A new thread takes over the released recorder: its count continues from the last one's.</summary>
+    internal void TakeOver(string name, int managedThreadId)
+    {
+        _allocatedBefore = Volatile.Read(ref _allocatedBytes);
+        Volatile.Write(ref _name, name);
+        Volatile.Write(ref _managedThreadId, managedThreadId);
+        RefreshAllocatedBytes();
+        _inUse = true;
+    }
+
+    /// <summary>The owning thread is ending: its last count is published, then the recorder may be taken over.</summary>
+    internal void Retire()
+    {
+        RefreshAllocatedBytes();
+        _inUse = false;
+    }
 }
 
 /// <summary>
 /// The registry of engine threads. A thread joins on its first call to <see cref="Current"/> (or
-/// <see cref="Register"/>), which allocates its statistics: every engine thread must do so during startup (the
-/// warm-up does, by driving the paths that record). Reading the registry never allocates.
+/// <see cref="Register"/>), which allocates its statistics (or takes over a released recorder): every engine
+/// thread must do so during startup (the warm-up does, by driving the paths that record). A thread that ends while
+/// the process goes on (a connection's) calls <see cref="Release"/> so that its recorder serves the next one.
+/// Reading the registry never allocates.
 /// </summary>
 public static class EngineThreads
 {
     private static readonly object Gate = new();
+    private static readonly Stack<EngineThreadStats> Released = new();
     private static EngineThreadStats[] s_all = [];
 
     [ThreadStatic]
@@ -69,7 +109,10 @@ public static class EngineThreads
         get => t_current ?? Register();
     }
 
-    /// <summary>Every thread that registered (the array is replaced, never changed in place).</summary>
+    /// <summary>
+    /// Every recorder, in use or released (the array is replaced when it grows, never changed in place, and a
+    /// recorder keeps its position): as many as there were registered threads at once.
+    /// </summary>
     public static ReadOnlySpan<EngineThreadStats> All => Volatile.Read(ref s_all);
 
     /// <summary>Registers the calling thread (once); its name comes from <see cref="Thread.Name"/> or <paramref name="name"/>.</summary>
@@ -82,17 +125,48 @@ public static class EngineThreads
         }
 
         var thread = Thread.CurrentThread;
-        var stats = new EngineThreadStats(name ?? thread.Name ?? $"thread-{thread.ManagedThreadId}", thread.ManagedThreadId);
+        name ??= thread.Name ?? $"thread-{thread.ManagedThreadId}";
+        EngineThreadStats stats;
         lock (Gate)
         {
-            var next = new EngineThreadStats[s_all.Length + 1];
-            s_all.CopyTo(next, 0);
-            next[^1] = stats;
-            Volatile.Write(ref s_all, next);
+            if (Released.TryPop(out var reused))
+            {
+                stats = reused;
+                stats.TakeOver(name, thread.ManagedThreadId);
+            }
+            else
+            {
+                stats = new EngineThreadStats(name, thread.ManagedThreadId);
+                var next = new EngineThreadStats[s_all.Length + 1];
+                s_all.CopyTo(next, 0);
+                next[^1] = stats;
+                Volatile.Write(ref s_all, next);
+            }
         }
 
         t_current = stats;
         return stats;
+    }
+
+    /// <summary>
+    /// The calling thread is ending: its final allocation count is published and its recorder (histograms
+    /// included, so nothing it measured is lost) is handed to the next thread that registers. Does nothing for a
+    /// thread that never registered. The thread must not record afterwards (it would register again).
+    /// </summary>
+    public static void Release()
+    {
+        var stats = t_current;
+        if (stats is null)
+        {
+            return;
+        }
+
+        t_current = null;
+        lock (Gate)
+        {
+            stats.Retire();
+            Released.Push(stats);
+        }
     }
 
     /// <summary>Refreshes the calling thread's counter if it is registered (phase changes call it: their thread may have just allocated).</summary>

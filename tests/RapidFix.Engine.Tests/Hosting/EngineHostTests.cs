@@ -106,7 +106,9 @@ public sealed class EngineHostTests
         Assert.Equal(0, counterBytes);
 
         // The connection threads publish their own counters at every turn of their loops.
-        var connections = EngineThreads.All.ToArray().Where(t => t.Name == "rapidfix-connection").TakeLast(2).ToArray();
+        // The recorders of this engine's two connection threads (a recorder serves one connection thread after
+        // another, so the registry's order says nothing about which are these).
+        var connections = host.Sessions.Select(s => ((RapidFix.Engine.Transport.FixSocketConnection)s.Transport!).Recorder).OfType<EngineThreadStats>().ToArray();
         Assert.Equal(2, connections.Length);
         Thread.Sleep(200);
         long[] allocated = new long[connections.Length];

@@ -53,8 +53,8 @@ public sealed class PipeTransportTests
         Assert.Equal(0, connection.Framer.GarbledMessages);
         Assert.Equal(0, connection.Framer.BadChecksums);
         Assert.True(connection.SplitMessages > splitBefore, "no message crossed a pipe segment: the multi-segment path did not run");
-        Assert.Equal(0, connection.Pool.Buffers.RentFailures);
-        Assert.Equal(0, connection.Pool.OversizeRequests);
+        Assert.Equal(0, connection.Pool!.Buffers.RentFailures);
+        Assert.Equal(0, connection.Pool!.OversizeRequests);
         Assert.Equal(2022, acceptor.Sessions[0].NextTargetMsgSeqNum);
         SessionHarness.WaitUntil(() => drain.Executions == 2020, "2020 executions back");
     }
@@ -170,7 +170,7 @@ public sealed class PipeTransportTests
 
     private static byte[] Heartbeat(int seq) => Finish(Header(seq, "0"u8));
 
-    private static byte[] Order(int seq, long id)
+    internal static byte[] Order(int seq, long id)
     {
         var encoder = Header(seq, "D"u8);
         encoder.Add(Tags.ClOrdID, id);

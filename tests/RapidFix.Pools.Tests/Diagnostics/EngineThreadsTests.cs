@@ -78,4 +78,62 @@ public sealed class EngineThreadsTests
             EngineLatency.AlwaysRecord = previous;
         }
     }
+
+    [Fact]
+    public void A_released_recorder_serves_the_next_thread_and_keeps_what_the_last_one_measured()
+    {
+        EngineThreadStats? first = null, second = null;
+        long firstBytes = 0;
+        RunThread("first-connection", () =>
+        {
+            first = EngineThreads.Current;
+            first.Histogram(LatencyChannel.Receive).Record(1_000);
+            GC.KeepAlive(new byte[4096]);
+            first.RefreshAllocatedBytes();
+            firstBytes = first.AllocatedBytes;
+            EngineThreads.Release();
+        });
+        Assert.False(first!.InUse);
+        int registered = EngineThreads.All.Length;
+
+        RunThread("second-connection", () =>
+        {
+            second = EngineThreads.Current;
+            second.Histogram(LatencyChannel.Receive).Record(2_000);
+            EngineThreads.Release();
+        });
+
+        // Threads that end one after another share one recorder: the registry does not grow with them...
+        Assert.Same(first, second);
+        Assert.Equal(registered, EngineThreads.All.Length);
+        Assert.Equal("second-connection", second!.Name);
+
+        // ...and nothing either measured is lost: both timings, and allocation counts that never go back.
+        Assert.True(second.Histogram(LatencyChannel.Receive).TotalCount >= 2);
+        Assert.True(second.AllocatedBytes >= firstBytes, $"{second.AllocatedBytes} < {firstBytes}");
+    }
+
+    [Fact]
+    public void Thousands_of_short_lived_threads_leave_the_registry_as_large_as_the_most_alive_at_once()
+    {
+        int before = EngineThreads.All.Length;
+        for (int i = 0; i < 2_000; i++)
+        {
+            RunThread("short-lived", () =>
+            {
+                EngineThreads.Current.Histogram(LatencyChannel.Send).Record(i);
+                EngineThreads.Release();
+            });
+        }
+
+        // Other tests' threads may register meanwhile; 2,000 threads one after another need one recorder.
+        Assert.InRange(EngineThreads.All.Length - before, 0, 16);
+    }
+
+    private static void RunThread(string name, Action body)
+    {
+        var thread = new Thread(() => body()) { Name = name };
+        thread.Start();
+        thread.Join();
+    }
 }
