@@ -413,7 +413,7 @@ public sealed class Matcher
         }
 
         uint key = TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate);
-        int fit = -1, fitSlot = -1, late = -1;
+        int fit = -1, fitSlot = -1;
         var first = default(Failure);
         for (int t = _tradeBuckets[key & (uint)(_tradeBuckets.Length - 1)]; t >= 0; t = _trades[t].NextInBucket)
         {
@@ -426,11 +426,9 @@ public sealed class Matcher
 
             if (trade.State == TradeState.Cleared)
             {
-                if (late < 0 && WouldBelongTo(t, ref m))
-                {
-                    late = t;
-                }
-
+                // A new message is never "late" by content alone: a trade of the same key may repeat the cleared
+                // one's quantities. Late is a cancel or replace of a cleared message (FindTarget); a new message
+                // that would only complete a cleared trade opens a trade of its own and expires unless matched.
                 continue;
             }
 
@@ -461,14 +459,6 @@ public sealed class Matcher
         if (first.Reason != ExceptionReason.None)
         {
             Reject(in input, ref first, ref sink);
-            return;
-        }
-
-        if (late >= 0)
-        {
-            var f = Failure.Of(ExceptionReason.LateForClearedTrade, Criterion.None, IdTag(m.Kind), FailureValue.None);
-            f.TradeNumber = _trades[late].Number;
-            Reject(in input, ref f, ref sink);
             return;
         }
 
@@ -852,19 +842,6 @@ public sealed class Matcher
     {
         f = default;
         return slot.Npr < 0 || SettlementAgrees(ref set, ref _msgs[slot.Npr], out f);
-    }
-
-    /// <summary>A cleared trade the message would have belonged to: same NOE, or an account of it with the same quantity.</summary>
-    private bool WouldBelongTo(int t, ref MessageRecord m)
-    {
-        ref var trade = ref _trades[t];
-        if (m.Kind == MessageKind.Noe)
-        {
-            return trade.Noe >= 0 && _msgs[trade.Noe].Quantity == m.Quantity && _msgs[trade.Noe].Price == m.Price;
-        }
-
-        int slot = SlotOf(t, m.Account);
-        return slot >= 0 && trade.Slots[slot].Alc >= 0 && _msgs[trade.Slots[slot].Alc].Quantity == m.Quantity;
     }
 
     private Tolerance Tolerance(ref MessageRecord m, Criterion criterion) =>
