@@ -35,10 +35,13 @@ internal sealed class MatchingCore
     {
         _matcher = new Matcher(reference, (options ?? new MatcherOptions()) with { BusinessDate = businessDate });
         _participants = participants;
-        _writer = new AnswerWriter(participants, _matcher.BusinessDate);
+        _writer = new AnswerWriter(participants, _matcher, RapidFix.Engine.Time.EngineClock.Shared);
     }
 
     public Matcher Matcher => _matcher;
+
+    /// <summary>Answers that had no participant to go to or did not fit (counted, not sent).</summary>
+    public long Unroutable => _writer.Unroutable;
 
     /// <summary>Loads the static data directory (startup).</summary>
     public static ReferenceData LoadStaticData(string directory) => ReferenceData.Load(directory);
@@ -50,13 +53,149 @@ internal sealed class MatchingCore
     public void Process(int participant, FixMessage message, OutputQueue answers)
     {
         _writer.Queue = answers;
+        _writer.Input = message;
         _matcher.Process(message, _participants[participant], ref _writer);
         _writer.Queue = null;
+        _writer.Input = null;
     }
 
-    /// <summary>One warm-up round (see <see cref="WarmUp"/>).</summary>
-    public static void WarmUpRound(MatchingCore scratch, OutputQueue queue, OutputDispatcher dispatcher, RapidFix.Engine.Dictionary.DataDictionary dictionary, int round)
+    /// <summary>
+    /// Warm-up trades (startup): standard trades between the first investment manager and the first executing
+    /// broker among <paramref name="participants"/> that static data knows, in the first security whose currency has
+    /// a business day after <paramref name="businessDate"/>, as complete FIX messages with the sender's index.
+    /// Empty when static data has no such pair (the warm-up then only parses).
+    /// </summary>
+    public static List<(int Participant, byte[] Message)> WarmUpMessages(ReferenceData reference, string staticDataPath, byte[][] participants, int businessDate,
+        int trades)
     {
-        _ = scratch; _ = queue; _ = dispatcher; _ = dictionary; _ = round;
+        var list = new List<(int, byte[])>();
+        int im = -1, eb = -1;
+        for (int i = 0; i < participants.Length; i++)
+        {
+            int p = reference.FindParticipant(participants[i]);
+            if (p < 0)
+            {
+                continue;
+            }
+
+            var roles = reference.GetParticipant(p).Roles;
+            if (im < 0 && (roles & ParticipantRoles.InvestmentManager) != 0)
+            {
+                im = i;
+            }
+            else if (eb < 0 && (roles & ParticipantRoles.ExecutingBroker) != 0)
+            {
+                eb = i;
+            }
+        }
+
+        int account = -1;
+        for (int a = 0; im >= 0 && a < reference.AccountCount && account < 0; a++)
+        {
+            if (reference.AccountManager(a) == reference.FindParticipant(participants[im]))
+            {
+                account = a;
+            }
+        }
+
+        string? isin = FirstIsin(reference, staticDataPath);
+        if (eb < 0 || account < 0 || isin is null || reference.PlaceCount == 0)
+        {
+            return list;
+        }
+
+        var security = reference.GetSecurity(reference.FindSecurity(System.Text.Encoding.ASCII.GetBytes(isin)));
+        Span<byte> code = stackalloc byte[3];
+        Codes.WriteCurrency(reference.CurrencyCode(security.Currency), code);
+        int settle = NextBusinessDay(reference, security.Currency, businessDate);
+        for (int t = 0; t < trades; t++)
+        {
+            var spec = new TradeSpec
+            {
+                Key = "WARMUP" + t.ToString(System.Globalization.CultureInfo.InvariantCulture),
+                InvestmentManager = System.Text.Encoding.ASCII.GetString(participants[im]),
+                ExecutingBroker = System.Text.Encoding.ASCII.GetString(participants[eb]),
+                Isin = isin,
+                Currency = System.Text.Encoding.ASCII.GetString(code),
+                MinorUnits = reference.MinorUnits(security.Currency),
+                TradeDate = businessDate,
+                SettlDate = settle,
+                Price = 10m + t,
+                Accounts =
+                [
+                    new AccountSpec(System.Text.Encoding.ASCII.GetString(reference.AccountId(account)), 600, System.Text.Encoding.ASCII.GetString(reference.PlaceId(0))),
+                    new AccountSpec(System.Text.Encoding.ASCII.GetString(reference.AccountId(account)), 400, System.Text.Encoding.ASCII.GetString(reference.PlaceId(0))),
+                ],
+            };
+            foreach (var m in TradeMessages.Standard(spec))
+            {
+                int sender = m.Sender == spec.InvestmentManager ? im : eb;
+                list.Add((sender, TradeMessages.Complete(m, "MATCH", list.Count + 2)));
+            }
+        }
+
+        return list;
+    }
+
+    /// <summary>
+    /// One warm-up round: a fresh scratch matcher (small tables) takes the warm-up trades; their answers are written
+    /// and dropped. The live matcher never sees them.
+    /// </summary>
+    public static void WarmUpRound(ReferenceData reference, byte[][] participants, int businessDate, List<(int Participant, byte[] Message)> messages,
+        RapidFix.Engine.Dictionary.DataDictionary[] dictionaries, OutputQueue queue, FixMessage view)
+    {
+        var scratch = new MatchingCore(reference, participants, businessDate, new MatcherOptions { OpenTrades = 1024, Exceptions = 1024 });
+        foreach (var (participant, message) in messages)
+        {
+            if (view.Parse(message, 0, message.Length, dictionaries[participant]) == FixParseError.None)
+            {
+                scratch.Process(participant, view, queue);
+            }
+
+            queue.Clear();
+        }
+    }
+
+    private static int NextBusinessDay(ReferenceData reference, int currency, int date)
+    {
+        var day = DateOnly.ParseExact(date.ToString(System.Globalization.CultureInfo.InvariantCulture), "yyyyMMdd", System.Globalization.CultureInfo.InvariantCulture);
+        for (int i = 1; i < 30; i++)
+        {
+            int candidate = int.Parse(day.AddDays(i).ToString("yyyyMMdd", System.Globalization.CultureInfo.InvariantCulture), System.Globalization.CultureInfo.InvariantCulture);
+            if (reference.IsBusinessDay(currency, candidate))
+            {
+                return candidate;
+            }
+        }
+
+        return date;
+    }
+
+    // Static data gives securities by index, not their ISINs: the first ISIN of securities.csv that it knows.
+    private static string? FirstIsin(ReferenceData reference, string staticDataPath)
+    {
+        bool header = true;
+        foreach (var line in File.ReadLines(Path.Combine(staticDataPath, "securities.csv")))
+        {
+            var text = line.Trim();
+            if (text.Length == 0 || text[0] == '#')
+            {
+                continue;
+            }
+
+            if (header)
+            {
+                header = false;
+                continue;
+            }
+
+            string isin = text.Split(',')[0].Trim();
+            if (reference.FindSecurity(System.Text.Encoding.ASCII.GetBytes(isin)) >= 0)
+            {
+                return isin;
+            }
+        }
+
+        return null;
     }
 }

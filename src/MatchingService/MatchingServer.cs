@@ -178,10 +178,11 @@ public sealed class MatchingServer : IDisposable
             thread.Start();
             if (options.WarmUp)
             {
-                var scratch = new MatchingCore(reference, participants, businessDate);
-                var scratchQueue = new OutputQueue(1 << 20, 4096);
-                var warmUpDispatcher = new OutputDispatcher(participants.Length, new long[participants.Length], 1 << 20, 4096);
-                host.WarmUp(round => MatchingCore.WarmUpRound(scratch, scratchQueue, warmUpDispatcher, dictionaries[0], round));
+                // Synthetic trades through scratch matchers: the live matcher and the journal never see them.
+                var messages = MatchingCore.WarmUpMessages(reference, options.StaticDataPath, participants, businessDate, 200);
+                var queue = new OutputQueue(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
+                var view = new FixMessage();
+                host.WarmUp(_ => MatchingCore.WarmUpRound(reference, participants, businessDate, messages, dictionaries, queue, view));
             }
 
             host.EnterContinuous();

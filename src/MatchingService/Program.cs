@@ -16,7 +16,7 @@ var config = new Option<FileInfo>("--config")
 var staticData = new Option<DirectoryInfo>("--static-data")
 {
     Description = "the static-data directory (CSV files, docs/matching.md)",
-    DefaultValueFactory = _ => new DirectoryInfo(Path.Combine(AppContext.BaseDirectory, "demo", "static")),
+    DefaultValueFactory = _ => new DirectoryInfo(Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo")),
 };
 var port = new Option<int>("--port") { Description = "listen on this port instead of the settings' SocketAcceptPort (0: the settings')" };
 var dataDir = new Option<DirectoryInfo?>("--data-dir") { Description = "session stores and input journal here instead of the settings' FileStorePath" };
