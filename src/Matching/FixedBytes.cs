@@ -1,0 +1,88 @@
+using System.Diagnostics.CodeAnalysis;
+using System.Runtime.CompilerServices;
+
+namespace RapidFix.Matching;
+
+/// <summary>
+/// Up to 16 bytes held inline (participant and account IDs, ISINs, places): copied out of a message so the tables
+/// own their content without a string or an array per value.
+/// </summary>
+public struct Bytes16
+{
+    /// <summary>Bytes a value may have.</summary>
+    public const int Capacity = 16;
+
+    private Buffer16 _data;
+    private byte _length;
+
+    /// <summary>Number of bytes held.</summary>
+    public readonly int Length => _length;
+
+    /// <summary>The bytes held.</summary>
+    [UnscopedRef]
+    public readonly ReadOnlySpan<byte> Span => ((ReadOnlySpan<byte>)_data)[.._length];
+
+    /// <summary>Copies <paramref name="value"/>; false (and nothing held) when it is longer than <see cref="Capacity"/>.</summary>
+    public bool TrySet(ReadOnlySpan<byte> value)
+    {
+        if (value.Length > Capacity)
+        {
+            _length = 0;
+            return false;
+        }
+
+        value.CopyTo(_data);
+        _length = (byte)value.Length;
+        return true;
+    }
+
+    public override readonly string ToString() => System.Text.Encoding.ASCII.GetString(Span);
+
+    [InlineArray(Capacity)]
+    private struct Buffer16
+    {
+        private byte _element;
+    }
+}
+
+/// <summary>Up to 32 bytes held inline: message IDs (TradeReportID, AllocID, ConfirmID, SettlInstID).</summary>
+public struct Bytes32
+{
+    /// <summary>Bytes a value may have.</summary>
+    public const int Capacity = 32;
+
+    private Buffer32 _data;
+    private byte _length;
+
+    /// <summary>Number of bytes held.</summary>
+    public readonly int Length => _length;
+
+    /// <summary>The bytes held.</summary>
+    [UnscopedRef]
+    public readonly ReadOnlySpan<byte> Span => ((ReadOnlySpan<byte>)_data)[.._length];
+
+    /// <summary>Copies <paramref name="value"/>; false (and nothing held) when it is longer than <see cref="Capacity"/>.</summary>
+    public bool TrySet(ReadOnlySpan<byte> value)
+    {
+        if (value.Length > Capacity)
+        {
+            _length = 0;
+            return false;
+        }
+
+        value.CopyTo(_data);
+        _length = (byte)value.Length;
+        return true;
+    }
+
+    /// <summary>Copies as much of <paramref name="value"/> as fits (exception values are shown, not compared).</summary>
+    public void SetTruncated(ReadOnlySpan<byte> value) => TrySet(value.Length > Capacity ? value[..Capacity] : value);
+
+    public override readonly string ToString() => System.Text.Encoding.ASCII.GetString(Span);
+
+    [InlineArray(Capacity)]
+    private struct Buffer32
+    {
+        private byte _element;
+    }
+}

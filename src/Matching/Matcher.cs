@@ -1,0 +1,1839 @@
+using System.Numerics;
+using System.Runtime.CompilerServices;
+using RapidFix.Engine.Fields;
+using RapidFix.Matching.StaticData;
+
+namespace RapidFix.Matching;
+
+/// <summary>
+/// The post-trade matching utility of one partition: takes NOE, ALC, NPR and SET messages in any order, validates
+/// each against static data, groups them into trades by content and, when a trade's seven (or more generally
+/// 1 + 3 per account) messages are present and agree, reports it cleared (the CLS). Everything it holds lives in
+/// tables sized at construction; the continuous phase allocates nothing. Deterministic: the same inputs (messages
+/// and <see cref="AdvanceBusinessDate{TSink}"/> calls) in the same order give the same outputs, so a service rebuilds
+/// its state by replaying its journal into a fresh matcher. Not thread-safe: one matcher per partition and thread.
+/// </summary>
+public sealed class Matcher
+{
+    /// <summary>Accounts one trade may be allocated to.</summary>
+    public const int MaxAccounts = 4;
+
+    private readonly ReferenceData _ref;
+    private readonly MatcherOptions _options;
+    private readonly TradeRecord[] _trades;
+    private readonly MessageRecord[] _msgs;
+    private readonly int[] _tradeBuckets;
+    private readonly int[] _idBuckets;
+    private readonly int[] _awaitBuckets;
+    private readonly int[] _pendingBuckets;
+    private readonly int[] _clearedRing;
+    private readonly ExceptionQueue _exceptions;
+    private int _freeTrade;
+    private int _freeMsg;
+    private int _openTrades;
+    private int _clearedHead;
+    private int _clearedCount;
+    private int _oldestOpen = -1;
+    private int _newestOpen = -1;
+    private int _oldestPending = -1;
+    private int _newestPending = -1;
+    private int _day;
+    private int _businessDate;
+    private long _nextTradeNumber;
+    private MatchInput _input;
+    private MessageRecord _scratch;
+    private MatcherCounters _counters;
+
+    /// <summary>Creates the tables (startup: this allocates them all).</summary>
+    public Matcher(ReferenceData reference, MatcherOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(reference);
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.OpenTrades, 1);
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.ExpiryBusinessDays, 1);
+        if (!Codes.IsDate(options.BusinessDate))
+        {
+            throw new ArgumentException("MatcherOptions.BusinessDate must be a date yyyymmdd.", nameof(options));
+        }
+
+        _ref = reference;
+        _options = options;
+        _businessDate = options.BusinessDate;
+        int trades = options.OpenTrades + options.ResolvedClearedTrades;
+        _trades = new TradeRecord[trades];
+        for (int i = 0; i < trades; i++)
+        {
+            _trades[i].NextInBucket = i + 1 < trades ? i + 1 : -1;
+        }
+
+        _msgs = new MessageRecord[options.ResolvedMessages];
+        for (int i = 0; i < _msgs.Length; i++)
+        {
+            _msgs[i].NextChain = i + 1 < _msgs.Length ? i + 1 : -1;
+        }
+
+        _tradeBuckets = Buckets(trades);
+        _idBuckets = Buckets(_msgs.Length);
+        _awaitBuckets = Buckets(trades);
+        _pendingBuckets = Buckets(trades);
+        _clearedRing = new int[options.ResolvedClearedTrades];
+        _exceptions = new ExceptionQueue(options.Exceptions);
+    }
+
+    /// <summary>The static data messages are validated against.</summary>
+    public ReferenceData Reference => _ref;
+
+    /// <summary>The exception queue (list, inspect; <see cref="Resubmit{TSink}"/> to process a record again).</summary>
+    public ExceptionQueue Exceptions => _exceptions;
+
+    /// <summary>Counters so far.</summary>
+    public MatcherCounters Counters => _counters;
+
+    /// <summary>Open trades now.</summary>
+    public int OpenTrades => _openTrades;
+
+    /// <summary>The current business date (yyyymmdd).</summary>
+    public int BusinessDate => _businessDate;
+
+    internal ref TradeRecord TradeAt(int trade) => ref _trades[trade];
+
+    internal ref MessageRecord MessageAt(int message) => ref _msgs[message];
+
+    // ---- entry points -------------------------------------------------------------------------------------------
+
+    /// <summary>
+    /// Processes one received message read through <see cref="IFieldAccessor"/> (a parsed FIX message or a decoded
+    /// FAST one); <paramref name="sender"/> is the participant it came from (its session's SenderCompID). Answers go
+    /// to <paramref name="sink"/>: always exactly one ack, then possibly a CLS and exception records.
+    /// </summary>
+    public void Process<TMessage, TSink>(TMessage message, ReadOnlySpan<byte> sender, ref TSink sink)
+        where TMessage : IFieldAccessor
+        where TSink : IMatchSink
+    {
+        if (!MessageReader.TryRead(message, sender, out _input, out var problem))
+        {
+            _counters.Messages++;
+            var f = Failure.Of(problem.Reason, CriterionOfTag(problem.Tag), problem.Tag, FailureValue.None);
+            Reject(in _input, ref f, ref sink);
+            return;
+        }
+
+        Process(in _input, ref sink);
+    }
+
+    /// <summary>Processes one message already read into a <see cref="MatchInput"/>.</summary>
+    public void Process<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        _counters.Messages++;
+        if (!Resolve(in input, ref _scratch, out var failure))
+        {
+            Reject(in input, ref failure, ref sink);
+            return;
+        }
+
+        int existing = FindId(_scratch.Kind, _scratch.Sender, input.Id.Span, _scratch.IdHash);
+        if (existing >= 0)
+        {
+            if (_msgs[existing].Trans == input.Trans || input.PossDup)
+            {
+                _counters.Duplicates++;
+                Ack(in input, AckStatus.Duplicate, ref sink);
+            }
+            else
+            {
+                var f = Failure.Of(ExceptionReason.IdReused, Criterion.None, IdTag(input.Kind), FailureValue.None);
+                Reject(in input, ref f, ref sink);
+            }
+
+            return;
+        }
+
+        switch (input.Trans)
+        {
+            case TransType.Cancel:
+                Cancel(in input, ref sink);
+                break;
+            case TransType.Replace:
+                Replace(in input, ref sink);
+                break;
+            default:
+                New(in input, ref sink);
+                break;
+        }
+    }
+
+    /// <summary>
+    /// Starts business date <paramref name="yyyymmdd"/> (later than the current one): every call is one business
+    /// day. Trades and waiting SETs opened <see cref="MatcherOptions.ExpiryBusinessDays"/> business days ago or more
+    /// expire into the exception queue; cleared trades that old leave retention. The clock of expiry is this call,
+    /// never the wall clock, so a replay expires the same trades at the same point.
+    /// </summary>
+    public void AdvanceBusinessDate<TSink>(int yyyymmdd, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        if (!Codes.IsDate(yyyymmdd) || yyyymmdd <= _businessDate)
+        {
+            throw new ArgumentOutOfRangeException(nameof(yyyymmdd), yyyymmdd, "A business date is a date yyyymmdd after the current one.");
+        }
+
+        _businessDate = yyyymmdd;
+        _day++;
+        int limit = _day - _options.ExpiryBusinessDays;
+        while (_oldestOpen >= 0 && _trades[_oldestOpen].OpenedDay <= limit)
+        {
+            ExpireTrade(_oldestOpen, ref sink);
+        }
+
+        while (_oldestPending >= 0 && _msgs[_oldestPending].OpenedDay <= limit)
+        {
+            int p = _oldestPending;
+            RemovePending(p);
+            var f = Failure.Of(ExceptionReason.Expired, Criterion.Account, 448, FailureValue.Text);
+            RecordException(p, ref f, ref sink);
+            FreeMessage(p);
+        }
+
+        while (_clearedCount > 0 && _trades[_clearedRing[_clearedHead]].ClearedDay <= limit)
+        {
+            DropOldestCleared();
+        }
+    }
+
+    /// <summary>
+    /// Processes exception <paramref name="exceptionId"/>'s message again as it was read (after the static data or
+    /// the other messages were corrected). False when the ring no longer holds the record or it was re-submitted.
+    /// </summary>
+    public bool Resubmit<TSink>(long exceptionId, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        if (!_exceptions.TryGet(exceptionId, out var record) || record.Resubmitted)
+        {
+            return false;
+        }
+
+        return ResubmitCorrected(exceptionId, in _exceptions.At(exceptionId).Input, ref sink);
+    }
+
+    /// <summary>Processes <paramref name="corrected"/> in place of exception <paramref name="exceptionId"/>'s message.</summary>
+    public bool ResubmitCorrected<TSink>(long exceptionId, in MatchInput corrected, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        if (!_exceptions.TryGet(exceptionId, out var record) || record.Resubmitted)
+        {
+            return false;
+        }
+
+        _exceptions.At(exceptionId).Resubmitted = true;
+        _input = corrected;
+        Process(in _input, ref sink);
+        return true;
+    }
+
+    // ---- validation against static data ------------------------------------------------------------------------
+
+    private bool Resolve(in MatchInput input, ref MessageRecord r, out Failure f)
+    {
+        r = default;
+        r.Kind = input.Kind;
+        r.Trans = input.Trans;
+        r.Id = input.Id;
+        r.Isin = input.Isin;
+        r.Side = input.Side;
+        r.Present = input.Present;
+        r.Security = r.Currency = r.SettlCurrency = r.Account = r.Place = -1;
+        r.Sender = _ref.FindParticipant(input.Sender.Span);
+        r.Im = _ref.FindParticipant(input.InvestmentManager.Span);
+        r.Eb = _ref.FindParticipant(input.ExecutingBroker.Span);
+        r.IdHash = IdHash(input.Kind, r.Sender, input.Id.Span);
+        f = default;
+        if (r.Sender < 0)
+        {
+            return Fail(out f, ExceptionReason.NotAuthorized, Criterion.None, 49, FailureValue.Text);
+        }
+
+        if (r.Im < 0 || (_ref.GetParticipant(r.Im).Roles & ParticipantRoles.InvestmentManager) == 0)
+        {
+            return Fail(out f, ExceptionReason.StaticData, Criterion.InvestmentManager, 448, FailureValue.Text);
+        }
+
+        if (r.Eb < 0 || (_ref.GetParticipant(r.Eb).Roles & ParticipantRoles.ExecutingBroker) == 0)
+        {
+            return Fail(out f, ExceptionReason.StaticData, Criterion.ExecutingBroker, 448, FailureValue.Text);
+        }
+
+        // NOE and NPR come from the executing broker, ALC and SET from the investment manager.
+        int expected = input.Kind is MessageKind.Noe or MessageKind.Npr ? r.Eb : r.Im;
+        if (r.Sender != expected)
+        {
+            return Fail(out f, ExceptionReason.NotAuthorized, Criterion.None, 49, FailureValue.Text);
+        }
+
+        if (input.Kind != MessageKind.Noe)
+        {
+            r.Account = _ref.FindAccount(input.Account.Span);
+            if (r.Account < 0 || _ref.AccountManager(r.Account) != r.Im)
+            {
+                return Fail(out f, ExceptionReason.StaticData, Criterion.Account, input.Kind == MessageKind.Set ? 448 : 79, FailureValue.Text);
+            }
+        }
+
+        if (input.Trans == TransType.Cancel)
+        {
+            return true; // a cancel is identified by its reference; its content is not matched
+        }
+
+        if (input.Has(InputFields.Place) && (r.Place = _ref.FindPlace(input.Place.Span)) < 0)
+        {
+            return Fail(out f, ExceptionReason.StaticData, Criterion.PlaceOfSettlement, 448, FailureValue.Text);
+        }
+
+        if (input.Has(InputFields.SettlCurrency) && (r.SettlCurrency = _ref.FindCurrency(input.SettlCurrency)) < 0)
+        {
+            return Fail(out f, ExceptionReason.StaticData, Criterion.SettlementCurrency, 120, FailureValue.Currency, input.SettlCurrency);
+        }
+
+        if (input.Kind == MessageKind.Set)
+        {
+            return true;
+        }
+
+        if (!Isin.IsValid(input.Isin.Span) || (r.Security = _ref.FindSecurity(input.Isin.Span)) < 0)
+        {
+            return Fail(out f, ExceptionReason.StaticData, Criterion.Security, 48, FailureValue.Text);
+        }
+
+        if ((r.Currency = _ref.FindCurrency(input.Currency)) < 0)
+        {
+            return Fail(out f, ExceptionReason.StaticData, Criterion.TradeCurrency, 15, FailureValue.Currency, input.Currency);
+        }
+
+        r.TradeDate = input.TradeDate;
+        r.SettlDate = input.SettlDate;
+        if (input.Has(InputFields.SettlDate))
+        {
+            if (input.SettlDate < input.TradeDate)
+            {
+                return Fail(out f, ExceptionReason.InvalidField, Criterion.SettlementDate, 64, FailureValue.Integer, input.SettlDate, input.TradeDate);
+            }
+
+            if (!_ref.IsBusinessDay(r.SettlCurrency >= 0 ? r.SettlCurrency : r.Currency, input.SettlDate))
+            {
+                return Fail(out f, ExceptionReason.StaticData, Criterion.SettlementDate, 64, FailureValue.Integer, input.SettlDate);
+            }
+        }
+
+        r.Quantity = input.Quantity;
+        r.Price = input.Price;
+        if (input.Quantity <= 0)
+        {
+            return Fail(out f, ExceptionReason.InvalidField, Criterion.Quantity, input.Kind == MessageKind.Noe ? 32 : 80, FailureValue.Number, input.Quantity);
+        }
+
+        if (input.Price <= 0)
+        {
+            return Fail(out f, ExceptionReason.InvalidField, Criterion.Price, PriceTag(input.Kind), FailureValue.Number, input.Price);
+        }
+
+        r.Gross = input.Gross;
+        r.Fees = input.Fees;
+        r.Tax = input.Tax;
+        r.Accrued = input.Accrued;
+        r.Net = input.Net;
+        r.SettlAmount = input.SettlAmount;
+        r.FxRate = input.FxRate;
+        if (!Scaled.TryMultiply(input.Quantity, input.Price, out long computedGross))
+        {
+            return Fail(out f, ExceptionReason.InvalidField, Criterion.GrossAmount, 381, FailureValue.Number, input.Quantity);
+        }
+
+        r.Commission = input.Commission;
+        if (input.Has(InputFields.Commission) && input.CommType == '2')
+        {
+            // A percentage of the gross amount, compared as the amount it comes to.
+            Scaled.TryMultiply(input.Has(InputFields.Gross) ? input.Gross : computedGross, input.Commission / 100, out r.Commission);
+        }
+
+        int profile = _ref.GetParticipant(r.Im).Profile;
+        if (input.Has(InputFields.Gross))
+        {
+            var t = _ref.GetTolerance(profile, r.Currency, Criterion.GrossAmount);
+            if (!t.Accepts(input.Gross, computedGross))
+            {
+                return Fail(out f, ExceptionReason.Mismatch, Criterion.GrossAmount, 381, FailureValue.Number, input.Gross, computedGross, t);
+            }
+        }
+
+        if (input.Kind == MessageKind.Npr)
+        {
+            // Net = gross + commission + fees + tax for a buy, minus them for a sell; accrued interest added either way.
+            long costs = r.Commission + r.Fees + r.Tax;
+            long net = (input.Side == '1' ? input.Gross + costs : input.Gross - costs) + input.Accrued;
+            var t = _ref.GetTolerance(profile, r.Currency, Criterion.NetAmount);
+            if (!t.Accepts(input.Net, net))
+            {
+                return Fail(out f, ExceptionReason.Mismatch, Criterion.NetAmount, 118, FailureValue.Number, input.Net, net, t);
+            }
+        }
+
+        if (input.Has(InputFields.SettlAmount) && input.Has(InputFields.Net))
+        {
+            bool sameCurrency = r.SettlCurrency < 0 || r.SettlCurrency == r.Currency;
+            if (!sameCurrency && !input.Has(InputFields.FxRate))
+            {
+                return Fail(out f, ExceptionReason.MissingField, Criterion.SettlementAmount, 155, FailureValue.None);
+            }
+
+            long expectedSettl = input.Net;
+            if (!sameCurrency && !Scaled.TryMultiply(input.Net, input.FxRate, out expectedSettl))
+            {
+                return Fail(out f, ExceptionReason.InvalidField, Criterion.SettlementAmount, 155, FailureValue.Number, input.FxRate);
+            }
+
+            var t = _ref.GetTolerance(profile, r.Currency, Criterion.SettlementAmount);
+            if (!t.Accepts(input.SettlAmount, expectedSettl))
+            {
+                return Fail(out f, ExceptionReason.Mismatch, Criterion.SettlementAmount, 119, FailureValue.Number, input.SettlAmount, expectedSettl, t);
+            }
+        }
+
+        return true;
+    }
+
+    // ---- lifecycle ------------------------------------------------------------------------------------------------
+
+    private void New<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ref var m = ref _scratch;
+        if (m.Kind == MessageKind.Set)
+        {
+            NewSet(in input, ref sink);
+            return;
+        }
+
+        uint key = TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate);
+        int fit = -1, fitSlot = -1;
+        var first = default(Failure);
+        for (int t = _tradeBuckets[key & (uint)(_tradeBuckets.Length - 1)]; t >= 0; t = _trades[t].NextInBucket)
+        {
+            ref var trade = ref _trades[t];
+            if (trade.KeyHash != key || trade.Im != m.Im || trade.Eb != m.Eb || trade.Side != m.Side ||
+                trade.Security != m.Security || trade.TradeDate != m.TradeDate)
+            {
+                continue;
+            }
+
+            if (trade.State == TradeState.Cleared)
+            {
+                // A new message is never "late" by content alone: a trade of the same key may repeat the cleared
+                // one's quantities. Late is a cancel or replace of a cleared message (FindTarget); a new message
+                // that would only complete a cleared trade opens a trade of its own and expires unless matched.
+                continue;
+            }
+
+            var result = Fit(t, ref m, -1, out int slot, out var failure);
+            if (result == FitResult.Fits)
+            {
+                // Oldest trade first: the bucket chain is newest first, so keep looking and take the last fit.
+                fit = t;
+                fitSlot = slot;
+            }
+            else if (result == FitResult.Mismatch)
+            {
+                first = failure;
+            }
+        }
+
+        if (fit >= 0)
+        {
+            if (Join(fit, fitSlot, in input, ref sink))
+            {
+                Accepted(in input, ref sink);
+                CheckComplete(fit, ref sink);
+            }
+
+            return;
+        }
+
+        if (first.Reason != ExceptionReason.None)
+        {
+            Reject(in input, ref first, ref sink);
+            return;
+        }
+
+        int created = NewTrade(key, ref m);
+        if (created < 0)
+        {
+            TableFull(in input, ref sink);
+            return;
+        }
+
+        if (Join(created, -1, in input, ref sink))
+        {
+            Accepted(in input, ref sink);
+            CheckComplete(created, ref sink);
+        }
+        else
+        {
+            FreeTrade(created);
+        }
+    }
+
+    private void NewSet<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ref var m = ref _scratch;
+        uint key = AccountKey(m.Im, m.Eb, m.Side, m.Account);
+        int found = -1;
+        var first = default(Failure);
+        for (int e = _awaitBuckets[key & (uint)(_awaitBuckets.Length - 1)]; e >= 0; e = SlotRef(e).NextAwaiting)
+        {
+            int t = e / MaxAccounts;
+            ref var trade = ref _trades[t];
+            ref var slot = ref SlotRef(e);
+            if (trade.Im != m.Im || trade.Eb != m.Eb || trade.Side != m.Side || slot.Account != m.Account || slot.Set >= 0)
+            {
+                continue;
+            }
+
+            if (SetFits(ref slot, ref m, out var failure))
+            {
+                found = e;
+            }
+            else if (first.Reason == ExceptionReason.None)
+            {
+                first = failure;
+            }
+        }
+
+        int mi = AllocMessage(ref m);
+        if (mi < 0)
+        {
+            TableFull(in input, ref sink);
+            return;
+        }
+
+        if (found >= 0)
+        {
+            RemoveAwaiting(found);
+            AttachSet(found / MaxAccounts, found % MaxAccounts, mi);
+            Accepted(in input, ref sink);
+            CheckComplete(found / MaxAccounts, ref sink);
+            return;
+        }
+
+        if (first.Reason != ExceptionReason.None)
+        {
+            FreeMessage(mi);
+            Reject(in input, ref first, ref sink);
+            return;
+        }
+
+        AddPending(mi, key);
+        Accepted(in input, ref sink);
+    }
+
+    private void Cancel<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ref var m = ref _scratch;
+        int target = FindTarget(in input, ref sink);
+        if (target < 0)
+        {
+            return;
+        }
+
+        // The cancel itself is kept (as history) so that its resend is recognised as a duplicate.
+        int cancelRecord = AllocMessage(ref m);
+        if (cancelRecord < 0)
+        {
+            TableFull(in input, ref sink);
+            return;
+        }
+
+        int trade = _msgs[target].State == RecordState.Pending ? -1 : _msgs[target].Trade;
+        Detach(target);
+        _msgs[cancelRecord].State = RecordState.History;
+        ToHistory(target, trade);
+        ToHistory(cancelRecord, trade);
+        Accepted(in input, ref sink);
+        if (trade >= 0)
+        {
+            if (IsEmpty(trade))
+            {
+                FreeTrade(trade);
+            }
+            else
+            {
+                CheckComplete(trade, ref sink);
+            }
+        }
+    }
+
+    private void Replace<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ref var m = ref _scratch;
+        int target = FindTarget(in input, ref sink);
+        if (target < 0)
+        {
+            return;
+        }
+
+        ref var old = ref _msgs[target];
+        if (old.Im != m.Im || old.Eb != m.Eb || old.Side != m.Side || old.Account != m.Account ||
+            (m.Kind != MessageKind.Set && (old.Security != m.Security || old.TradeDate != m.TradeDate)))
+        {
+            var f = Failure.Of(ExceptionReason.KeyFieldAmended, Criterion.None, RefTag(m.Kind), FailureValue.None);
+            Reject(in input, ref f, ref sink);
+            return;
+        }
+
+        if (old.State == RecordState.Pending)
+        {
+            // A waiting SET: withdraw it and take the replacement as a new SET; put it back if that fails.
+            uint key = AccountKey(old.Im, old.Eb, old.Side, old.Account);
+            RemovePending(target);
+            long before = _counters.Rejected;
+            NewSet(in input, ref sink);
+            if (_counters.Rejected != before)
+            {
+                AddPending(target, key);
+            }
+            else
+            {
+                ToHistory(target, -1);
+            }
+
+            return;
+        }
+
+        int trade = old.Trade;
+        Failure failure;
+        int slot;
+        if (m.Kind == MessageKind.Set)
+        {
+            slot = SlotOf(trade, old.Account);
+            var probe = _trades[trade].Slots[slot];
+            probe.Set = -1;
+            if (!SetFits(ref probe, ref m, out failure))
+            {
+                Reject(in input, ref failure, ref sink);
+                return;
+            }
+        }
+        else if (Fit(trade, ref m, target, out slot, out failure) != FitResult.Fits)
+        {
+            if (failure.Reason == ExceptionReason.None)
+            {
+                // Quantity or account no longer fits the trade: still a mismatch of this trade, not another one.
+                failure = Failure.Of(ExceptionReason.Mismatch, Criterion.Quantity, m.Kind == MessageKind.Noe ? 32 : 80, FailureValue.Number, m.Quantity, old.Quantity);
+            }
+
+            Reject(in input, ref failure, ref sink);
+            return;
+        }
+
+        int mi = AllocMessage(ref m);
+        if (mi < 0)
+        {
+            TableFull(in input, ref sink);
+            return;
+        }
+
+        Substitute(trade, target, mi);
+        ToHistory(target, trade);
+        Accepted(in input, ref sink);
+        CheckComplete(trade, ref sink);
+    }
+
+    /// <summary>The live message a cancel or replace refers to; answers the sender itself when there is none.</summary>
+    private int FindTarget<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ref var m = ref _scratch;
+        int target = FindId(m.Kind, m.Sender, input.RefId.Span, IdHash(m.Kind, m.Sender, input.RefId.Span));
+        if (target < 0 || _msgs[target].State == RecordState.History)
+        {
+            var f = Failure.Of(ExceptionReason.UnknownReference, Criterion.None, RefTag(m.Kind), FailureValue.None);
+            Reject(in input, ref f, ref sink);
+            return -1;
+        }
+
+        if (_msgs[target].State == RecordState.Live && _trades[_msgs[target].Trade].State == TradeState.Cleared)
+        {
+            var f = Failure.Of(ExceptionReason.LateForClearedTrade, Criterion.None, RefTag(m.Kind), FailureValue.None);
+            f.TradeNumber = _trades[_msgs[target].Trade].Number;
+            Reject(in input, ref f, ref sink);
+            return -1;
+        }
+
+        return target;
+    }
+
+    // ---- matching -------------------------------------------------------------------------------------------------
+
+    private enum FitResult
+    {
+        /// <summary>The message belongs to the trade.</summary>
+        Fits,
+
+        /// <summary>The trade has no place for it (slot taken, quantity or account of another trade): look elsewhere.</summary>
+        NoSlot,
+
+        /// <summary>It has a place in the trade but a criterion fails.</summary>
+        Mismatch,
+    }
+
+    /// <summary>
+    /// Whether message <paramref name="m"/> belongs to open trade <paramref name="t"/>, ignoring message
+    /// <paramref name="ignore"/> (the one a replace replaces). Quantities, accounts and taken slots tell trades of
+    /// one key apart (<see cref="FitResult.NoSlot"/>); dates, currency, price, amounts and place must then agree.
+    /// </summary>
+    private FitResult Fit(int t, ref MessageRecord m, int ignore, out int slot, out Failure f)
+    {
+        ref var trade = ref _trades[t];
+        f = default;
+        slot = -1;
+        int noe = trade.Noe == ignore ? -1 : trade.Noe;
+        long allocated = trade.Allocated;
+        if (ignore >= 0 && _msgs[ignore].Kind == MessageKind.Alc)
+        {
+            allocated -= _msgs[ignore].Quantity;
+        }
+
+        int other = -1; // the same account's ALC or NPR, compared on amounts
+        int set = -1;
+        switch (m.Kind)
+        {
+            case MessageKind.Noe:
+                if (noe >= 0 || allocated > m.Quantity)
+                {
+                    return FitResult.NoSlot;
+                }
+
+                break;
+            case MessageKind.Alc:
+            case MessageKind.Npr:
+                slot = SlotOf(t, m.Account);
+                if (slot >= 0)
+                {
+                    ref var s = ref trade.Slots[slot];
+                    int mine = m.Kind == MessageKind.Alc ? s.Alc : s.Npr;
+                    other = m.Kind == MessageKind.Alc ? s.Npr : s.Alc;
+                    set = s.Set;
+                    if (other == ignore)
+                    {
+                        other = -1;
+                    }
+
+                    if ((mine >= 0 && mine != ignore) || (other >= 0 && _msgs[other].Quantity != m.Quantity))
+                    {
+                        return FitResult.NoSlot;
+                    }
+                }
+                else if (!HasFreeSlot(t) || (m.Kind == MessageKind.Npr && AllocationsComplete(t, noe, allocated)))
+                {
+                    return FitResult.NoSlot;
+                }
+
+                if (m.Kind == MessageKind.Alc && noe >= 0 && allocated + m.Quantity > _msgs[noe].Quantity)
+                {
+                    return FitResult.NoSlot;
+                }
+
+                break;
+        }
+
+        int reference = noe >= 0 ? noe : FirstAllocationOrProceeds(t, ignore);
+        if (reference >= 0 && !TradeLevelAgrees(ref m, ref _msgs[reference], out f))
+        {
+            return FitResult.Mismatch;
+        }
+
+        if (other >= 0 && !AccountLevelAgrees(ref m, ref _msgs[other], out f))
+        {
+            return FitResult.Mismatch;
+        }
+
+        if (set >= 0 && m.Kind == MessageKind.Npr && !SettlementAgrees(ref _msgs[set], ref m, out f))
+        {
+            return FitResult.Mismatch;
+        }
+
+        return FitResult.Fits;
+    }
+
+    private bool TradeLevelAgrees(ref MessageRecord m, ref MessageRecord o, out Failure f)
+    {
+        f = default;
+        if (m.Has(InputFields.SettlDate) && o.Has(InputFields.SettlDate) && m.SettlDate != o.SettlDate)
+        {
+            return Mismatch(out f, Criterion.SettlementDate, 64, FailureValue.Integer, m.SettlDate, o.SettlDate, default, ref o);
+        }
+
+        if (m.Currency != o.Currency)
+        {
+            return Mismatch(out f, Criterion.TradeCurrency, 15, FailureValue.Currency, _ref.CurrencyCode(m.Currency), _ref.CurrencyCode(o.Currency), default, ref o);
+        }
+
+        // Prices agree within the tolerance once both are rounded to the security's price precision.
+        int decimals = _ref.GetSecurity(m.Security).PriceDecimals;
+        var t = Tolerance(ref m, Criterion.Price);
+        if (!t.Accepts(Scaled.Round(m.Price, decimals), Scaled.Round(o.Price, decimals)))
+        {
+            return Mismatch(out f, Criterion.Price, PriceTag(m.Kind), FailureValue.Number, m.Price, o.Price, t, ref o);
+        }
+
+        return true;
+    }
+
+    private bool AccountLevelAgrees(ref MessageRecord m, ref MessageRecord o, out Failure f)
+    {
+        f = default;
+        return Amount(ref m, ref o, InputFields.Gross, Criterion.GrossAmount, 381, m.Gross, o.Gross, out f) &&
+               Amount(ref m, ref o, InputFields.Commission, Criterion.Commission, 12, m.Commission, o.Commission, out f) &&
+               Amount(ref m, ref o, InputFields.Fees, Criterion.Fees, 137, m.Fees, o.Fees, out f) &&
+               Amount(ref m, ref o, InputFields.Tax, Criterion.Tax, 137, m.Tax, o.Tax, out f) &&
+               (_ref.GetSecurity(m.Security).AssetClass != AssetClass.FixedIncome ||
+                Amount(ref m, ref o, InputFields.Accrued, Criterion.AccruedInterest, 159, m.Accrued, o.Accrued, out f)) &&
+               Amount(ref m, ref o, InputFields.Net, Criterion.NetAmount, 118, m.Net, o.Net, out f) &&
+               (!m.Has(InputFields.SettlCurrency) || !o.Has(InputFields.SettlCurrency) || m.SettlCurrency == o.SettlCurrency ||
+                Mismatch(out f, Criterion.SettlementCurrency, 120, FailureValue.Currency, _ref.CurrencyCode(m.SettlCurrency), _ref.CurrencyCode(o.SettlCurrency), default, ref o)) &&
+               Amount(ref m, ref o, InputFields.SettlAmount, Criterion.SettlementAmount, 119, m.SettlAmount, o.SettlAmount, out f);
+    }
+
+    private bool Amount(ref MessageRecord m, ref MessageRecord o, InputFields field, Criterion criterion, int tag, long mine, long theirs, out Failure f)
+    {
+        f = default;
+        if (!m.Has(field) || !o.Has(field))
+        {
+            return true;
+        }
+
+        var t = Tolerance(ref m, criterion);
+        return t.Accepts(mine, theirs) || Mismatch(out f, criterion, tag, FailureValue.Number, mine, theirs, t, ref o);
+    }
+
+    /// <summary>A SET against the NPR of its account: place of settlement and settlement currency.</summary>
+    private bool SettlementAgrees(ref MessageRecord set, ref MessageRecord npr, out Failure f)
+    {
+        f = default;
+        if (set.Has(InputFields.Place) && npr.Has(InputFields.Place) && set.Place != npr.Place)
+        {
+            // Reported from the point of view of the arriving message.
+            return _scratch.Kind == MessageKind.Set
+                ? Mismatch(out f, Criterion.PlaceOfSettlement, 448, FailureValue.Place, set.Place, npr.Place, default, ref npr)
+                : Mismatch(out f, Criterion.PlaceOfSettlement, 448, FailureValue.Place, npr.Place, set.Place, default, ref set);
+        }
+
+        if (set.Has(InputFields.SettlCurrency) && npr.Has(InputFields.SettlCurrency) && set.SettlCurrency != npr.SettlCurrency)
+        {
+            return _scratch.Kind == MessageKind.Set
+                ? Mismatch(out f, Criterion.SettlementCurrency, 120, FailureValue.Currency, _ref.CurrencyCode(set.SettlCurrency), _ref.CurrencyCode(npr.SettlCurrency), default, ref npr)
+                : Mismatch(out f, Criterion.SettlementCurrency, 120, FailureValue.Currency, _ref.CurrencyCode(npr.SettlCurrency), _ref.CurrencyCode(set.SettlCurrency), default, ref set);
+        }
+
+        return true;
+    }
+
+    private bool SetFits(ref AccountSlot slot, ref MessageRecord set, out Failure f)
+    {
+        f = default;
+        return slot.Npr < 0 || SettlementAgrees(ref set, ref _msgs[slot.Npr], out f);
+    }
+
+    private Tolerance Tolerance(ref MessageRecord m, Criterion criterion) =>
+        _ref.GetTolerance(_ref.GetParticipant(m.Im).Profile, m.Currency, criterion);
+
+    private bool AllocationsComplete(int t, int noe, long allocated)
+    {
+        if (noe < 0 || allocated != _msgs[noe].Quantity)
+        {
+            return false;
+        }
+
+        ref var trade = ref _trades[t];
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            if (trade.Slots[i].Account >= 0 && trade.Slots[i].Alc < 0)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private int FirstAllocationOrProceeds(int t, int ignore)
+    {
+        ref var trade = ref _trades[t];
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            ref var s = ref trade.Slots[i];
+            if (s.Alc >= 0 && s.Alc != ignore)
+            {
+                return s.Alc;
+            }
+
+            if (s.Npr >= 0 && s.Npr != ignore)
+            {
+                return s.Npr;
+            }
+        }
+
+        return -1;
+    }
+
+    private void CheckComplete<TSink>(int t, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ref var trade = ref _trades[t];
+        if (trade.State != TradeState.Open || trade.Noe < 0 || trade.Allocated != _msgs[trade.Noe].Quantity)
+        {
+            return;
+        }
+
+        int accounts = 0;
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            ref var s = ref trade.Slots[i];
+            if (s.Account < 0)
+            {
+                continue;
+            }
+
+            if (s.Alc < 0 || s.Npr < 0 || s.Set < 0)
+            {
+                return;
+            }
+
+            accounts++;
+        }
+
+        if (accounts == 0)
+        {
+            return;
+        }
+
+        CompactSlots(t);
+        trade.State = TradeState.Cleared;
+        trade.ClearedDay = _day;
+        RemoveAge(t);
+        _openTrades--;
+        if (_clearedRing.Length == 0)
+        {
+            _counters.Cleared++;
+            sink.OnCleared(new ClearedTrade(this, t));
+            FreeTrade(t);
+            return;
+        }
+
+        if (_clearedCount == _clearedRing.Length)
+        {
+            _counters.ClearedEvicted++;
+            DropOldestCleared();
+        }
+
+        _clearedRing[(_clearedHead + _clearedCount) % _clearedRing.Length] = t;
+        _clearedCount++;
+        _counters.Cleared++;
+        sink.OnCleared(new ClearedTrade(this, t));
+    }
+
+    private void ExpireTrade<TSink>(int t, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ref var trade = ref _trades[t];
+
+        // What the trade still lacks, told with each of its messages.
+        var f = Failure.Of(ExceptionReason.Expired, Criterion.Quantity, 32, FailureValue.Number, trade.Allocated, trade.Noe >= 0 ? _msgs[trade.Noe].Quantity : 0);
+        if (trade.Noe >= 0 && trade.Allocated == _msgs[trade.Noe].Quantity)
+        {
+            f = Failure.Of(ExceptionReason.Expired, Criterion.Account, 79, FailureValue.None);
+            for (int i = 0; i < trade.SlotCount; i++)
+            {
+                ref var s = ref trade.Slots[i];
+                if (s.Account >= 0 && (s.Alc < 0 || s.Npr < 0 || s.Set < 0))
+                {
+                    f = Failure.Of(ExceptionReason.Expired, s.Set < 0 ? Criterion.PlaceOfSettlement : Criterion.Account, s.Set < 0 ? 448 : 79, FailureValue.Account, s.Account);
+                    break;
+                }
+            }
+        }
+
+        f.TradeNumber = trade.Number;
+        _counters.Expired++;
+        if (trade.Noe >= 0)
+        {
+            RecordException(trade.Noe, ref f, ref sink);
+        }
+
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            ref var s = ref trade.Slots[i];
+            if (s.Alc >= 0)
+            {
+                RecordException(s.Alc, ref f, ref sink);
+            }
+
+            if (s.Npr >= 0)
+            {
+                RecordException(s.Npr, ref f, ref sink);
+            }
+
+            if (s.Set >= 0)
+            {
+                RecordException(s.Set, ref f, ref sink);
+            }
+        }
+
+        RemoveAge(t);
+        _openTrades--;
+        trade.State = TradeState.Cleared; // so FreeTrade does not count it as open again
+        FreeTrade(t);
+    }
+
+    // ---- table operations -----------------------------------------------------------------------------------------
+
+    private int NewTrade(uint key, ref MessageRecord m)
+    {
+        if (_freeTrade < 0 || _openTrades >= _options.OpenTrades)
+        {
+            return -1;
+        }
+
+        int t = _freeTrade;
+        ref var trade = ref _trades[t];
+        _freeTrade = trade.NextInBucket;
+        trade = default;
+        trade.State = TradeState.Open;
+        trade.KeyHash = key;
+        trade.Im = m.Im;
+        trade.Eb = m.Eb;
+        trade.Side = m.Side;
+        trade.Security = m.Security;
+        trade.TradeDate = m.TradeDate;
+        trade.Noe = -1;
+        trade.History = -1;
+        trade.Number = ++_nextTradeNumber;
+        trade.OpenedDay = _day;
+        int bucket = (int)(key & (uint)(_tradeBuckets.Length - 1));
+        trade.NextInBucket = _tradeBuckets[bucket];
+        _tradeBuckets[bucket] = t;
+        trade.PrevAge = _newestOpen;
+        trade.NextAge = -1;
+        if (_newestOpen >= 0)
+        {
+            _trades[_newestOpen].NextAge = t;
+        }
+        else
+        {
+            _oldestOpen = t;
+        }
+
+        _newestOpen = t;
+        _openTrades++;
+        return t;
+    }
+
+    /// <summary>Stores <see cref="_scratch"/> in trade <paramref name="t"/> (a new account slot when <paramref name="slot"/> is -1).</summary>
+    private bool Join<TSink>(int t, int slot, in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ref var m = ref _scratch;
+        int mi = AllocMessage(ref m);
+        if (mi < 0)
+        {
+            TableFull(in input, ref sink);
+            return false;
+        }
+
+        ref var trade = ref _trades[t];
+        _msgs[mi].Trade = t;
+        if (m.Kind == MessageKind.Noe)
+        {
+            trade.Noe = mi;
+            return true;
+        }
+
+        bool created = slot < 0;
+        if (created)
+        {
+            slot = OpenSlot(t, m.Account);
+        }
+
+        ref var s = ref trade.Slots[slot];
+        if (m.Kind == MessageKind.Alc)
+        {
+            s.Alc = mi;
+            trade.Allocated += m.Quantity;
+        }
+        else
+        {
+            s.Npr = mi;
+        }
+
+        if (created)
+        {
+            // A SET that came first waits for this account: take the newest that agrees, else wait for one.
+            uint key = AccountKey(trade.Im, trade.Eb, trade.Side, s.Account);
+            int pending = -1;
+            for (int p = _pendingBuckets[key & (uint)(_pendingBuckets.Length - 1)]; p >= 0; p = _msgs[p].NextChain)
+            {
+                ref var candidate = ref _msgs[p];
+                if (candidate.Im == trade.Im && candidate.Eb == trade.Eb && candidate.Side == trade.Side && candidate.Account == s.Account &&
+                    SetFits(ref s, ref candidate, out _))
+                {
+                    pending = p;
+                    break;
+                }
+            }
+
+            if (pending >= 0)
+            {
+                RemovePending(pending);
+                AttachSet(t, slot, pending);
+            }
+            else
+            {
+                AddAwaiting(t * MaxAccounts + slot, key);
+            }
+        }
+
+        return true;
+    }
+
+    private void AttachSet(int t, int slot, int set)
+    {
+        _trades[t].Slots[slot].Set = set;
+        _msgs[set].State = RecordState.Live;
+        _msgs[set].Trade = t;
+    }
+
+    private int OpenSlot(int t, int account)
+    {
+        ref var trade = ref _trades[t];
+        int slot = -1;
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            if (trade.Slots[i].Account < 0)
+            {
+                slot = i;
+                break;
+            }
+        }
+
+        if (slot < 0)
+        {
+            slot = trade.SlotCount++;
+        }
+
+        trade.Slots[slot] = new AccountSlot { Account = account, Alc = -1, Npr = -1, Set = -1, NextAwaiting = -1 };
+        return slot;
+    }
+
+    /// <summary>Takes message <paramref name="target"/> out of its trade (or the waiting SETs); a SET left without its account's ALC and NPR waits again.</summary>
+    private void Detach(int target)
+    {
+        ref var msg = ref _msgs[target];
+        if (msg.State == RecordState.Pending)
+        {
+            RemovePending(target);
+            return;
+        }
+
+        int t = msg.Trade;
+        ref var trade = ref _trades[t];
+        if (msg.Kind == MessageKind.Noe)
+        {
+            trade.Noe = -1;
+            return;
+        }
+
+        int slot = SlotOf(t, msg.Account);
+        ref var s = ref trade.Slots[slot];
+        switch (msg.Kind)
+        {
+            case MessageKind.Alc:
+                s.Alc = -1;
+                trade.Allocated -= msg.Quantity;
+                break;
+            case MessageKind.Npr:
+                s.Npr = -1;
+                break;
+            default:
+                s.Set = -1;
+                if (s.Alc >= 0 || s.Npr >= 0)
+                {
+                    AddAwaiting(t * MaxAccounts + slot, AccountKey(trade.Im, trade.Eb, trade.Side, s.Account));
+                }
+
+                break;
+        }
+
+        if (s.Alc < 0 && s.Npr < 0)
+        {
+            if (s.Set < 0)
+            {
+                RemoveAwaiting(t * MaxAccounts + slot);
+            }
+            else
+            {
+                int set = s.Set;
+                AddPending(set, AccountKey(trade.Im, trade.Eb, trade.Side, s.Account));
+            }
+
+            s.Account = -1;
+        }
+    }
+
+    /// <summary>Puts replacement <paramref name="mi"/> where <paramref name="target"/> was.</summary>
+    private void Substitute(int t, int target, int mi)
+    {
+        ref var trade = ref _trades[t];
+        ref var old = ref _msgs[target];
+        _msgs[mi].Trade = t;
+        if (old.Kind == MessageKind.Noe)
+        {
+            trade.Noe = mi;
+            return;
+        }
+
+        ref var s = ref trade.Slots[SlotOf(t, old.Account)];
+        switch (old.Kind)
+        {
+            case MessageKind.Alc:
+                s.Alc = mi;
+                trade.Allocated += _msgs[mi].Quantity - old.Quantity;
+                break;
+            case MessageKind.Npr:
+                s.Npr = mi;
+                break;
+            default:
+                s.Set = mi;
+                break;
+        }
+    }
+
+    private void ToHistory(int message, int trade)
+    {
+        ref var msg = ref _msgs[message];
+        if (trade < 0)
+        {
+            FreeMessage(message);
+            return;
+        }
+
+        msg.State = RecordState.History;
+        msg.Trade = trade;
+        msg.NextChain = _trades[trade].History;
+        _trades[trade].History = message;
+    }
+
+    private bool IsEmpty(int t)
+    {
+        ref var trade = ref _trades[t];
+        if (trade.Noe >= 0)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            if (trade.Slots[i].Account >= 0)
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>Moves used slots to the front (before a trade is reported), so accounts 0..n-1 are the allocations.</summary>
+    private void CompactSlots(int t)
+    {
+        ref var trade = ref _trades[t];
+        int n = 0;
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            if (trade.Slots[i].Account >= 0)
+            {
+                trade.Slots[n++] = trade.Slots[i];
+            }
+        }
+
+        trade.SlotCount = n;
+    }
+
+    private void FreeTrade(int t)
+    {
+        ref var trade = ref _trades[t];
+        if (trade.State == TradeState.Open)
+        {
+            RemoveAge(t);
+            _openTrades--;
+        }
+
+        if (trade.Noe >= 0)
+        {
+            FreeMessage(trade.Noe);
+        }
+
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            ref var s = ref trade.Slots[i];
+            if (s.Account < 0)
+            {
+                continue;
+            }
+
+            if (s.Set < 0 && trade.State == TradeState.Open)
+            {
+                RemoveAwaiting(t * MaxAccounts + i);
+            }
+
+            FreeIf(s.Alc);
+            FreeIf(s.Npr);
+            FreeIf(s.Set);
+        }
+
+        for (int h = trade.History; h >= 0;)
+        {
+            int next = _msgs[h].NextChain;
+            FreeMessage(h);
+            h = next;
+        }
+
+        int bucket = (int)(trade.KeyHash & (uint)(_tradeBuckets.Length - 1));
+        if (_tradeBuckets[bucket] == t)
+        {
+            _tradeBuckets[bucket] = trade.NextInBucket;
+        }
+        else
+        {
+            for (int p = _tradeBuckets[bucket]; p >= 0; p = _trades[p].NextInBucket)
+            {
+                if (_trades[p].NextInBucket == t)
+                {
+                    _trades[p].NextInBucket = trade.NextInBucket;
+                    break;
+                }
+            }
+        }
+
+        trade = default;
+        trade.NextInBucket = _freeTrade;
+        _freeTrade = t;
+    }
+
+    private void FreeIf(int message)
+    {
+        if (message >= 0)
+        {
+            FreeMessage(message);
+        }
+    }
+
+    private void DropOldestCleared()
+    {
+        int t = _clearedRing[_clearedHead];
+        _clearedHead = (_clearedHead + 1) % _clearedRing.Length;
+        _clearedCount--;
+        FreeTrade(t);
+    }
+
+    private int AllocMessage(ref MessageRecord content)
+    {
+        if (_freeMsg < 0)
+        {
+            return -1;
+        }
+
+        int mi = _freeMsg;
+        ref var msg = ref _msgs[mi];
+        _freeMsg = msg.NextChain;
+        msg = content;
+        msg.State = RecordState.Live;
+        msg.Trade = -1;
+        msg.NextChain = -1;
+        msg.OpenedDay = _day;
+        int bucket = (int)(msg.IdHash & (uint)(_idBuckets.Length - 1));
+        msg.NextId = _idBuckets[bucket];
+        _idBuckets[bucket] = mi;
+        return mi;
+    }
+
+    private void FreeMessage(int mi)
+    {
+        ref var msg = ref _msgs[mi];
+        int bucket = (int)(msg.IdHash & (uint)(_idBuckets.Length - 1));
+        if (_idBuckets[bucket] == mi)
+        {
+            _idBuckets[bucket] = msg.NextId;
+        }
+        else
+        {
+            for (int p = _idBuckets[bucket]; p >= 0; p = _msgs[p].NextId)
+            {
+                if (_msgs[p].NextId == mi)
+                {
+                    _msgs[p].NextId = msg.NextId;
+                    break;
+                }
+            }
+        }
+
+        msg = default;
+        msg.NextChain = _freeMsg;
+        _freeMsg = mi;
+    }
+
+    private int FindId(MessageKind kind, int sender, ReadOnlySpan<byte> id, uint hash)
+    {
+        for (int p = _idBuckets[hash & (uint)(_idBuckets.Length - 1)]; p >= 0; p = _msgs[p].NextId)
+        {
+            ref var msg = ref _msgs[p];
+            if (msg.IdHash == hash && msg.Kind == kind && msg.Sender == sender && msg.Id.Span.SequenceEqual(id))
+            {
+                return p;
+            }
+        }
+
+        return -1;
+    }
+
+    private void AddPending(int mi, uint key)
+    {
+        ref var msg = ref _msgs[mi];
+        msg.State = RecordState.Pending;
+        msg.Trade = -1;
+        int bucket = (int)(key & (uint)(_pendingBuckets.Length - 1));
+        msg.NextChain = _pendingBuckets[bucket];
+        _pendingBuckets[bucket] = mi;
+        msg.PrevAge = _newestPending;
+        msg.NextAge = -1;
+        if (_newestPending >= 0)
+        {
+            _msgs[_newestPending].NextAge = mi;
+        }
+        else
+        {
+            _oldestPending = mi;
+        }
+
+        _newestPending = mi;
+    }
+
+    private void RemovePending(int mi)
+    {
+        ref var msg = ref _msgs[mi];
+        int bucket = (int)(AccountKey(msg.Im, msg.Eb, msg.Side, msg.Account) & (uint)(_pendingBuckets.Length - 1));
+        if (_pendingBuckets[bucket] == mi)
+        {
+            _pendingBuckets[bucket] = msg.NextChain;
+        }
+        else
+        {
+            for (int p = _pendingBuckets[bucket]; p >= 0; p = _msgs[p].NextChain)
+            {
+                if (_msgs[p].NextChain == mi)
+                {
+                    _msgs[p].NextChain = msg.NextChain;
+                    break;
+                }
+            }
+        }
+
+        if (msg.PrevAge >= 0)
+        {
+            _msgs[msg.PrevAge].NextAge = msg.NextAge;
+        }
+        else
+        {
+            _oldestPending = msg.NextAge;
+        }
+
+        if (msg.NextAge >= 0)
+        {
+            _msgs[msg.NextAge].PrevAge = msg.PrevAge;
+        }
+        else
+        {
+            _newestPending = msg.PrevAge;
+        }
+
+        msg.NextChain = -1;
+        msg.PrevAge = msg.NextAge = -1;
+        msg.State = RecordState.Live;
+    }
+
+    private void AddAwaiting(int entry, uint key)
+    {
+        int bucket = (int)(key & (uint)(_awaitBuckets.Length - 1));
+        SlotRef(entry).NextAwaiting = _awaitBuckets[bucket];
+        _awaitBuckets[bucket] = entry;
+    }
+
+    private void RemoveAwaiting(int entry)
+    {
+        ref var trade = ref _trades[entry / MaxAccounts];
+        ref var slot = ref SlotRef(entry);
+        int bucket = (int)(AccountKey(trade.Im, trade.Eb, trade.Side, slot.Account) & (uint)(_awaitBuckets.Length - 1));
+        if (_awaitBuckets[bucket] == entry)
+        {
+            _awaitBuckets[bucket] = slot.NextAwaiting;
+        }
+        else
+        {
+            for (int p = _awaitBuckets[bucket]; p >= 0; p = SlotRef(p).NextAwaiting)
+            {
+                if (SlotRef(p).NextAwaiting == entry)
+                {
+                    SlotRef(p).NextAwaiting = slot.NextAwaiting;
+                    break;
+                }
+            }
+        }
+
+        slot.NextAwaiting = -1;
+    }
+
+    private void RemoveAge(int t)
+    {
+        ref var trade = ref _trades[t];
+        if (trade.PrevAge >= 0)
+        {
+            _trades[trade.PrevAge].NextAge = trade.NextAge;
+        }
+        else
+        {
+            _oldestOpen = trade.NextAge;
+        }
+
+        if (trade.NextAge >= 0)
+        {
+            _trades[trade.NextAge].PrevAge = trade.PrevAge;
+        }
+        else
+        {
+            _newestOpen = trade.PrevAge;
+        }
+
+        trade.PrevAge = trade.NextAge = -1;
+    }
+
+    private ref AccountSlot SlotRef(int entry) => ref _trades[entry / MaxAccounts].Slots[entry % MaxAccounts];
+
+    private int SlotOf(int t, int account)
+    {
+        ref var trade = ref _trades[t];
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            if (trade.Slots[i].Account == account)
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+
+    private bool HasFreeSlot(int t)
+    {
+        ref var trade = ref _trades[t];
+        if (trade.SlotCount < MaxAccounts)
+        {
+            return true;
+        }
+
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            if (trade.Slots[i].Account < 0)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
+
+    private static int[] Buckets(int capacity)
+    {
+        var buckets = new int[(int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(capacity, 16))];
+        Array.Fill(buckets, -1);
+        return buckets;
+    }
+
+    // ---- keys and hashes (deterministic: no process-randomised hashing) ------------------------------------------
+
+    private static uint TradeKey(int im, int eb, byte side, int security, int tradeDate) =>
+        Mix((uint)im, (uint)eb, ((uint)side << 24) ^ (uint)tradeDate, (uint)security);
+
+    private static uint AccountKey(int im, int eb, byte side, int account) =>
+        Mix((uint)im, (uint)eb, side, (uint)account) ^ 0x5bd1e995u;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static uint Mix(uint a, uint b, uint c, uint d)
+    {
+        ulong h = (a * 0x9E3779B97F4A7C15UL) ^ (b + 0x632BE59BD9B4E019UL);
+        h = (h ^ (h >> 29)) * 0xBF58476D1CE4E5B9UL ^ c;
+        h = (h ^ (h >> 31)) * 0x94D049BB133111EBUL ^ d;
+        h ^= h >> 32;
+        return (uint)(h * 0x9E3779B97F4A7C15UL >> 32);
+    }
+
+    private static uint IdHash(MessageKind kind, int sender, ReadOnlySpan<byte> id)
+    {
+        uint h = 2166136261u ^ (uint)kind ^ ((uint)sender << 8);
+        foreach (byte b in id)
+        {
+            h = (h ^ b) * 16777619u;
+        }
+
+        return h ^ (h >> 15);
+    }
+
+    // ---- answers ------------------------------------------------------------------------------------------------
+
+    private void Accepted<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        _counters.Accepted++;
+        Ack(in input, AckStatus.Accepted, ref sink);
+    }
+
+    private static void Ack<TSink>(in MatchInput input, AckStatus status, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        var ack = new MatchAck { Kind = input.Kind, Trans = input.Trans, Status = status, MessageId = input.MessageId, Sender = input.Sender };
+        sink.OnAck(in ack);
+    }
+
+    private void TableFull<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        _counters.TableFull++;
+        var f = Failure.Of(ExceptionReason.TableFull, Criterion.None, 0, FailureValue.None);
+        Reject(in input, ref f, ref sink);
+    }
+
+    private void Reject<TSink>(in MatchInput input, ref Failure f, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        _counters.Rejected++;
+        ref var e = ref _exceptions.Add();
+        FillException(ref e, in input, ref f);
+        var ack = new MatchAck
+        {
+            Kind = input.Kind, Trans = input.Trans, Status = AckStatus.Rejected, Reason = f.Reason, Criterion = f.Criterion,
+            Tag = f.Tag, ExceptionId = e.Id, MessageId = input.MessageId, Sender = input.Sender,
+        };
+        sink.OnAck(in ack);
+        sink.OnException(in e);
+    }
+
+    /// <summary>An exception about a stored message (expiry): its content is rebuilt as input for re-submission.</summary>
+    private void RecordException<TSink>(int message, ref Failure f, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        ToInput(ref _msgs[message], ref _input);
+        ref var e = ref _exceptions.Add();
+        FillException(ref e, in _input, ref f);
+        sink.OnException(in e);
+    }
+
+    private void FillException(ref MatchException e, in MatchInput input, ref Failure f)
+    {
+        e.Reason = f.Reason;
+        e.Criterion = f.Criterion;
+        e.Tag = f.Tag;
+        e.Tolerance = f.Tolerance;
+        e.Kind = input.Kind;
+        e.Trans = input.Trans;
+        e.MessageId = input.MessageId;
+        e.Sender = input.Sender;
+        e.TradeNumber = f.TradeNumber;
+        e.BusinessDate = _businessDate;
+        e.Input = input;
+        if (f.Other >= 0)
+        {
+            ref var other = ref _msgs[f.Other];
+            e.Counterparty.TrySet(_ref.GetParticipant(other.Sender).Id);
+            e.CounterpartyKind = other.Kind;
+            e.CounterpartyMessageId = other.Id;
+            e.TradeNumber = other.Trade >= 0 ? _trades[other.Trade].Number : 0;
+        }
+
+        Span<byte> text = stackalloc byte[Bytes32.Capacity];
+        e.Value.SetTruncated(text[..FormatValue(f.Kind, f.Value, in input, f.Criterion, text)]);
+        if (f.HasExpected)
+        {
+            e.Expected.SetTruncated(text[..FormatValue(f.Kind, f.Expected, in input, Criterion.None, text)]);
+        }
+    }
+
+    private int FormatValue(FailureValue kind, long value, in MatchInput input, Criterion criterion, Span<byte> text)
+    {
+        switch (kind)
+        {
+            case FailureValue.Number:
+                return Scaled.Format(value, text);
+            case FailureValue.Integer:
+                return System.Buffers.Text.Utf8Formatter.TryFormat(value, text, out int n) ? n : 0;
+            case FailureValue.Currency:
+                return Codes.WriteCurrency((int)value, text);
+            case FailureValue.Place:
+                return Copy(_ref.PlaceId((int)value), text);
+            case FailureValue.Account:
+                return Copy(_ref.AccountId((int)value), text);
+            case FailureValue.Text:
+                var source = criterion switch
+                {
+                    Criterion.Security => input.Isin.Span,
+                    Criterion.Account => input.Account.Span,
+                    Criterion.PlaceOfSettlement => input.Place.Span,
+                    Criterion.ExecutingBroker => input.ExecutingBroker.Span,
+                    Criterion.InvestmentManager => input.InvestmentManager.Span,
+                    _ => input.Sender.Span,
+                };
+                return Copy(source, text);
+            default:
+                return 0;
+        }
+    }
+
+    private static int Copy(ReadOnlySpan<byte> source, Span<byte> destination)
+    {
+        int n = Math.Min(source.Length, destination.Length);
+        source[..n].CopyTo(destination);
+        return n;
+    }
+
+    /// <summary>A stored message back as input (IDs from static data, commission as an absolute amount).</summary>
+    private void ToInput(ref MessageRecord r, ref MatchInput input)
+    {
+        input = default;
+        input.Kind = r.Kind;
+        input.Trans = TransType.New;
+        input.Side = r.Side;
+        input.Present = r.Present;
+        input.Id = r.Id;
+        input.MessageId = r.Id;
+        input.Isin = r.Isin;
+        input.Sender.TrySet(_ref.GetParticipant(r.Sender).Id);
+        input.InvestmentManager.TrySet(_ref.GetParticipant(r.Im).Id);
+        input.ExecutingBroker.TrySet(_ref.GetParticipant(r.Eb).Id);
+        if (r.Account >= 0)
+        {
+            input.Account.TrySet(_ref.AccountId(r.Account));
+        }
+
+        if (r.Place >= 0)
+        {
+            input.Place.TrySet(_ref.PlaceId(r.Place));
+        }
+
+        input.Currency = r.Currency >= 0 ? _ref.CurrencyCode(r.Currency) : 0;
+        input.SettlCurrency = r.SettlCurrency >= 0 ? _ref.CurrencyCode(r.SettlCurrency) : 0;
+        input.CommType = r.Has(InputFields.Commission) ? (byte)'3' : (byte)0;
+        input.TradeDate = r.TradeDate;
+        input.SettlDate = r.SettlDate;
+        input.Quantity = r.Quantity;
+        input.Price = r.Price;
+        input.Gross = r.Gross;
+        input.Commission = r.Commission;
+        input.Fees = r.Fees;
+        input.Tax = r.Tax;
+        input.Accrued = r.Accrued;
+        input.Net = r.Net;
+        input.SettlAmount = r.SettlAmount;
+        input.FxRate = r.FxRate;
+    }
+
+    private bool Mismatch(out Failure f, Criterion criterion, int tag, FailureValue kind, long value, long expected, Tolerance tolerance, ref MessageRecord other)
+    {
+        f = Failure.Of(ExceptionReason.Mismatch, criterion, tag, kind, value, expected, tolerance);
+        f.Other = (int)Unsafe.ByteOffset(ref _msgs[0], ref other) / Unsafe.SizeOf<MessageRecord>();
+        return false;
+    }
+
+    private static bool Fail(out Failure f, ExceptionReason reason, Criterion criterion, int tag, FailureValue kind, long value = 0, long? expected = null, Tolerance tolerance = default)
+    {
+        f = expected.HasValue
+            ? Failure.Of(reason, criterion, tag, kind, value, expected.Value, tolerance)
+            : Failure.Of(reason, criterion, tag, kind, value);
+        return false;
+    }
+
+    private static int IdTag(MessageKind kind) => kind switch
+    {
+        MessageKind.Noe => 571,
+        MessageKind.Alc => 70,
+        MessageKind.Npr => 664,
+        _ => 162,
+    };
+
+    private static int RefTag(MessageKind kind) => kind switch
+    {
+        MessageKind.Noe => 572,
+        MessageKind.Alc => 72,
+        MessageKind.Npr => 772,
+        _ => 214,
+    };
+
+    private static int PriceTag(MessageKind kind) => kind == MessageKind.Noe ? 31 : 6;
+
+    private static Criterion CriterionOfTag(int tag) => tag switch
+    {
+        75 => Criterion.TradeDate,
+        64 => Criterion.SettlementDate,
+        48 or 22 => Criterion.Security,
+        54 => Criterion.Side,
+        15 => Criterion.TradeCurrency,
+        32 or 80 => Criterion.Quantity,
+        31 or 6 => Criterion.Price,
+        381 => Criterion.GrossAmount,
+        12 or 13 => Criterion.Commission,
+        137 or 139 => Criterion.Fees,
+        159 => Criterion.AccruedInterest,
+        118 => Criterion.NetAmount,
+        120 => Criterion.SettlementCurrency,
+        119 or 155 => Criterion.SettlementAmount,
+        79 => Criterion.Account,
+        _ => Criterion.None,
+    };
+
+    private enum FailureValue : byte
+    {
+        None,
+        Number,
+        Integer,
+        Currency,
+        Text,
+        Place,
+        Account,
+    }
+
+    /// <summary>What failed: reason, criterion, tag, both values (their kind says how to show them), tolerance, and the other message.</summary>
+    private struct Failure
+    {
+        public ExceptionReason Reason;
+        public Criterion Criterion;
+        public int Tag;
+        public FailureValue Kind;
+        public long Value;
+        public long Expected;
+        public bool HasExpected;
+        public Tolerance Tolerance;
+        public int Other;
+        public long TradeNumber;
+
+        public static Failure Of(ExceptionReason reason, Criterion criterion, int tag, FailureValue kind, long value = 0) =>
+            new() { Reason = reason, Criterion = criterion, Tag = tag, Kind = kind, Value = value, Other = -1 };
+
+        public static Failure Of(ExceptionReason reason, Criterion criterion, int tag, FailureValue kind, long value, long expected, Tolerance tolerance = default) =>
+            new() { Reason = reason, Criterion = criterion, Tag = tag, Kind = kind, Value = value, Expected = expected, HasExpected = true, Tolerance = tolerance, Other = -1 };
+    }
+}

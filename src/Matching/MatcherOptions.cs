@@ -1,0 +1,48 @@
+namespace RapidFix.Matching;
+
+/// <summary>Sizes and rules of a <see cref="Matcher"/>, fixed at startup.</summary>
+public sealed record MatcherOptions
+{
+    /// <summary>Open trades the tables hold (the expected open-trade count; a full table is an exception, never growth).</summary>
+    public int OpenTrades { get; init; } = 65_536;
+
+    /// <summary>
+    /// Cleared trades kept (with their messages) so that a late message or a resend is recognised; the oldest is
+    /// dropped when more clear, and every cleared trade is dropped after <see cref="ExpiryBusinessDays"/>.
+    /// Default: a quarter of <see cref="OpenTrades"/>.
+    /// </summary>
+    public int ClearedTrades { get; init; } = -1;
+
+    /// <summary>Message records (live, pending SETs, replaced and cancelled ones). Default: 8 per trade of both tables.</summary>
+    public int Messages { get; init; } = -1;
+
+    /// <summary>Exception records the queue holds.</summary>
+    public int Exceptions { get; init; } = 65_536;
+
+    /// <summary>Business days a trade (or a waiting SET) may stay open before it expires into the exception queue (the seed: 3).</summary>
+    public int ExpiryBusinessDays { get; init; } = 3;
+
+    /// <summary>The business date (yyyymmdd) the matcher starts in; <see cref="Matcher.AdvanceBusinessDate{TSink}"/> moves it.</summary>
+    public int BusinessDate { get; init; }
+
+    internal int ResolvedClearedTrades => ClearedTrades >= 0 ? ClearedTrades : Math.Max(1, OpenTrades / 4);
+
+    internal int ResolvedMessages => Messages > 0 ? Messages : (OpenTrades + ResolvedClearedTrades) * 8;
+}
+
+/// <summary>What a matcher has done, readable at any time without allocation.</summary>
+public struct MatcherCounters
+{
+    public long Messages;
+    public long Accepted;
+    public long Duplicates;
+    public long Rejected;
+    public long Cleared;
+    public long Expired;
+
+    /// <summary>Messages refused because a table was full (trades, messages): the back-pressure signal.</summary>
+    public long TableFull;
+
+    /// <summary>Cleared trades dropped from retention because more cleared than <see cref="MatcherOptions.ClearedTrades"/>.</summary>
+    public long ClearedEvicted;
+}
