@@ -104,6 +104,7 @@ internal sealed class Participants : IDisposable
 internal sealed class AnswerCollector : FixApplicationBase
 {
     private readonly ConcurrentQueue<(string Participant, Answer Answer)> _answers = new();
+    private readonly ConcurrentQueue<string> _texts = new();
     private long _count;
     private long _acks;
     private long _cls;
@@ -117,15 +118,32 @@ internal sealed class AnswerCollector : FixApplicationBase
     /// <summary>CLS messages received.</summary>
     public long Cls => Interlocked.Read(ref _cls);
 
+    /// <summary>Keep every answer's text ('|' for SOH), for tests that compare messages.</summary>
+    public bool KeepText { get; init; }
+
+    /// <summary>Print every rejecting ack (verify --show-rejections).</summary>
+    public bool ShowRejections { get; init; }
+
+    /// <summary>The texts kept (<see cref="KeepText"/>), in arrival order.</summary>
+    public IReadOnlyCollection<string> Texts => _texts;
+
     /// <summary>Keep each answer (verify) or only count them (throughput).</summary>
     public bool Keep { get; init; } = true;
 
     public override MessageDisposition FromApp(FixSession session, FixMessage message)
     {
         var answer = Answers.Read(message);
-        if (answer.Rejected && Environment.GetEnvironmentVariable("TRADEDRIVER_DUMP") is not null)
+        if (KeepText || (ShowRejections && answer.Rejected))
         {
-            Console.WriteLine(System.Text.Encoding.ASCII.GetString(message.Bytes).Replace('\u0001', '|'));
+            string text = System.Text.Encoding.ASCII.GetString(message.Bytes).Replace('\u0001', '|');
+            if (KeepText)
+            {
+                _texts.Enqueue(text);
+            }
+            else
+            {
+                Console.WriteLine(text);
+            }
         }
         if (answer.Kind == AnswerKind.Ack)
         {

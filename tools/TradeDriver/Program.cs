@@ -72,9 +72,10 @@ var host = new Option<string?>("--host") { Description = "a running matching ser
 var port = new Option<int>("--port") { Description = "the running service's port (with --host)", DefaultValueFactory = _ => 5010 };
 var staticData = new Option<DirectoryInfo?>("--static-data") { Description = "static data of the in-process service (default: the demo set)" };
 var timeout = new Option<int>("--timeout") { Description = "seconds to wait for the answers after the last message", DefaultValueFactory = _ => 300 };
+var showRejections = new Option<bool>("--show-rejections") { Description = "print every rejecting ack (with the exception's text) as it arrives" };
 var verify = new Command("verify", "send a set through FIX sessions to the matching service and check every trade's acks, CLS and exceptions")
 {
-    input, vTrades, seed, host, port, staticData, timeout,
+    input, vTrades, seed, host, port, staticData, timeout, showRejections,
 };
 verify.Validators.Add(r =>
 {
@@ -97,6 +98,7 @@ verify.SetAction(parse => Guarded(() => Verifier.Run(new VerifyOptions
     Port = parse.GetValue(port),
     StaticData = parse.GetValue(staticData)?.FullName ?? new VerifyOptions().StaticData,
     Timeout = TimeSpan.FromSeconds(parse.GetValue(timeout)),
+    ShowRejections = parse.GetValue(showRejections),
 }, Console.Out)));
 
 var rate = new Option<int>("--rate") { Description = "messages per second offered (open loop)", DefaultValueFactory = _ => 10_000 };

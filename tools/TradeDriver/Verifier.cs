@@ -29,6 +29,9 @@ internal sealed record VerifyOptions
     /// <summary>Messages sent and not yet acknowledged at most.</summary>
     public int Window { get; init; } = 4_000;
 
+    /// <summary>Print every rejecting ack as it arrives.</summary>
+    public bool ShowRejections { get; init; }
+
     /// <summary>The service's CompID.</summary>
     public string ServiceCompId { get; init; } = "MATCH";
 }
@@ -59,7 +62,7 @@ internal static class Verifier
                 port = server.Port;
             }
 
-            var collector = new AnswerCollector();
+            var collector = new AnswerCollector { ShowRejections = o.ShowRejections };
             using var participants = new Participants(TradeGenerator.Participants, o.ServiceCompId, host, port, collector,
                 storeDirectory: o.Host is null ? null : Path.Combine(Directory.GetCurrentDirectory(), "store", "trade-driver"));
             if (!participants.WaitForLogons(TimeSpan.FromSeconds(30)))
