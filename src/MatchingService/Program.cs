@@ -22,6 +22,7 @@ var port = new Option<int>("--port") { Description = "listen on this port instea
 var dataDir = new Option<DirectoryInfo?>("--data-dir") { Description = "session stores and input journal here instead of the settings' FileStorePath" };
 var seconds = new Option<int>("--seconds") { Description = "stop after this many seconds (0: run until Ctrl+C or SIGTERM)" };
 var noWarmUp = new Option<bool>("--no-warm-up") { Description = "skip the warm-up (faster start; the first trades then compile code)" };
+var businessDate = new Option<int>("--business-date") { Description = "business date (yyyymmdd) of a new input journal (default: today, UTC; a journal keeps its own)" };
 var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
 var maxInputs = new Option<int>("--max-inputs")
 {
@@ -31,7 +32,7 @@ var maxInputs = new Option<int>("--max-inputs")
 
 var root = new RootCommand("RapidFix matching service: post-trade matching (NOE, ALC, NPR, SET -> CLS) behind one FIX session per participant.")
 {
-    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs,
+    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate,
 };
 root.Validators.Add(result =>
 {
@@ -45,9 +46,14 @@ root.Validators.Add(result =>
         result.AddError("--seconds must not be negative");
     }
 
-    if (result.GetValue(maxInputs) < 1)
+    if (result.GetValue(maxInputs) < 0)
     {
         result.AddError("--max-inputs must be positive");
+    }
+
+    if (result.GetValue(businessDate) is int date && date != 0 && !RapidFix.Matching.Codes.IsDate(date))
+    {
+        result.AddError("--business-date must be a date yyyymmdd");
     }
 });
 root.SetAction(parse =>
@@ -61,6 +67,7 @@ root.SetAction(parse =>
         WarmUp = !parse.GetValue(noWarmUp),
         LogPath = parse.GetValue(log)?.FullName,
         MaxInputs = parse.GetValue(maxInputs),
+        BusinessDate = parse.GetValue(businessDate),
     };
     return ServiceRun.Execute(options, parse.GetValue(seconds));
 });

@@ -21,8 +21,10 @@ internal sealed class Participants : IDisposable
     private readonly Dictionary<string, FixSession> _byId = [];
 
     public Participants(IReadOnlyList<string> participantIds, string serviceCompId, string host, int port, AnswerCollector collector,
-        string? storeDirectory = null, EngineLog? log = null)
+        string? storeDirectory = null, EngineLog? log = null, int expectedMessages = 1_000_000)
     {
+        long storeMessages = Math.Max(100_000, 2L * expectedMessages);
+        long storeBytes = Math.Min(int.MaxValue - 1, storeMessages * 600);
         var text = new System.Text.StringBuilder();
         text.AppendLine("[DEFAULT]");
         text.AppendLine("ConnectionType=initiator");
@@ -33,19 +35,10 @@ internal sealed class Participants : IDisposable
         text.AppendLine("StartTime=00:00:00");
         text.AppendLine("EndTime=00:00:00");
         // The answers of a large set wait in the socket while the driver sends: room for a burst.
-        text.AppendLine("OutboundBufferSize=16777216");
-        if (storeDirectory is null)
-        {
-            text.AppendLine("StoreType=express");
-            text.AppendLine("StoreMaxMessages=16000000");
-            text.AppendLine("StoreMaxBytes=2000000000");
-        }
-        else
-        {
-            text.AppendLine($"FileStorePath={storeDirectory}");
-            text.AppendLine("StoreMaxMessages=16000000");
-            text.AppendLine("StoreMaxBytes=2000000000");
-        }
+        text.AppendLine("OutboundQueueDepth=65536");
+        text.AppendLine(storeDirectory is null ? "StoreType=express" : $"FileStorePath={storeDirectory}");
+        text.AppendLine($"StoreMaxMessages={storeMessages}");
+        text.AppendLine($"StoreMaxBytes={storeBytes}");
 
         foreach (var id in participantIds)
         {

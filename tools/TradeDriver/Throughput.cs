@@ -47,7 +47,7 @@ internal static class Throughput
             }
 
             var collector = new AnswerCollector { Keep = false };
-            using var participants = new Participants(TradeGenerator.Participants, "MATCH", host, port, collector);
+            using var participants = new Participants(TradeGenerator.Participants, "MATCH", host, port, collector, expectedMessages: set.Count);
             if (!participants.WaitForLogons(TimeSpan.FromSeconds(30)))
             {
                 output.WriteLine($"throughput: the participants could not log on to {host}:{port}");

@@ -64,7 +64,7 @@ internal static class Verifier
 
             var collector = new AnswerCollector { ShowRejections = o.ShowRejections };
             using var participants = new Participants(TradeGenerator.Participants, o.ServiceCompId, host, port, collector,
-                storeDirectory: o.Host is null ? null : Path.Combine(Directory.GetCurrentDirectory(), "store", "trade-driver"));
+                storeDirectory: o.Host is null ? null : Path.Combine(Directory.GetCurrentDirectory(), "store", "trade-driver"), expectedMessages: set.Count);
             if (!participants.WaitForLogons(TimeSpan.FromSeconds(30)))
             {
                 output.WriteLine($"verify: the participants could not log on to {host}:{port}");
