@@ -63,9 +63,11 @@ internal sealed class MatcherThread : IDisposable
 
     private void Run()
     {
+        var stats = RapidFix.Pools.Diagnostics.EngineThreads.Register();
         long cursor = _ring.ReadStart;
         while (!_stopping)
         {
+            stats.RefreshAllocatedBytes();
             _dispatcher.FlushLoggedOn();
             int n = 0;
             long lastPosition = 0;

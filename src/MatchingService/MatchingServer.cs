@@ -15,7 +15,8 @@ namespace RapidFix.MatchingService;
 /// data loaded, the participants' outbound stores counted, the input journal recovered and replayed through a fresh
 /// matcher (answers the stores already hold are not sent again: <see cref="OutputDispatcher"/>), the sessions'
 /// expected sequence numbers brought back to what the journal holds, then the sockets opened, the matcher thread
-/// started and, optionally, the warm-up (synthetic trades through a scratch matcher), then the continuous phase.
+/// started and, optionally, the warm-up (synthetic trades through a scratch matcher); <see cref="EnterContinuous"/>
+/// then starts the continuous phase.
 /// </summary>
 public sealed class MatchingServer : IDisposable
 {
@@ -68,6 +69,22 @@ public sealed class MatchingServer : IDisposable
             return new ServiceCounters(_thread.Processed, _thread.Backlog, _dispatcher.Sent, _dispatcher.Suppressed, _dispatcher.Queued,
                 _dispatcher.HeldBack, _dispatcher.SendFailures, _sequencer.RingFullCount + _sequencer.JournalRefusedCount, busy,
                 _sequencer.AlreadyJournalledCount, _thread.Unparsable, _journal.Count);
+        }
+    }
+
+    /// <summary>Bytes the journals' flusher threads allocated (the input journal's and every session store's).</summary>
+    public long FlusherAllocatedBytes
+    {
+        get
+        {
+            long bytes = _journal.Counters.FlusherAllocatedBytes;
+            var sessions = _host.Sessions;
+            for (int i = 0; i < sessions.Count; i++) // not foreach: the list's enumerator would be boxed
+            {
+                bytes += sessions[i].Store.Counters.FlusherAllocatedBytes;
+            }
+
+            return bytes;
         }
     }
 
@@ -176,6 +193,16 @@ public sealed class MatchingServer : IDisposable
             }
 
             thread.Start();
+            if (options.WaitForLogons > TimeSpan.Zero)
+            {
+                output.WriteLine($"matching service: waiting up to {options.WaitForLogons.TotalSeconds:F0} s for {participants.Length} participants to log on");
+                output.Flush();
+                if (!host.WaitForLogons(options.WaitForLogons))
+                {
+                    output.WriteLine("matching service: not every participant logged on; continuing (later connections allocate in the continuous phase)");
+                }
+            }
+
             if (options.WarmUp)
             {
                 // Synthetic trades through scratch matchers: the live matcher and the journal never see them.
@@ -185,10 +212,9 @@ public sealed class MatchingServer : IDisposable
                 host.WarmUp(_ => MatchingCore.WarmUpRound(reference, participants, businessDate, messages, dictionaries, queue, view));
             }
 
-            host.EnterContinuous();
             output.WriteLine(
                 $"matching service: {participants.Length} participants on port {(host.Engine.Acceptors.Count > 0 ? host.Engine.Acceptors[0].LocalEndPoint.Port : 0)}; " +
-                $"journal {journal.Count} inputs replayed ({replay.AnswersSuppressed} answers already delivered, {replay.AnswersToSend} to send)");
+                $"journal: {replay.Inputs} inputs replayed ({replay.AnswersSuppressed} answers already delivered, {replay.AnswersToSend} to send)");
             return new MatchingServer(host, log, logStream, journal, thread, dispatcher, sequencer, applications, replay);
         }
         catch
@@ -201,6 +227,12 @@ public sealed class MatchingServer : IDisposable
             throw;
         }
     }
+
+    /// <summary>
+    /// Ends startup: everything startup left behind is collected and the continuous phase begins (from here on the
+    /// process must not allocate: print nothing, create nothing).
+    /// </summary>
+    public bool EnterContinuous() => _host.EnterContinuous();
 
     /// <summary>Shutdown: stops the matcher thread, logs the sessions out, closes the journals; returns the phase report.</summary>
     public EngineRunReport Stop()

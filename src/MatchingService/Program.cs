@@ -1,4 +1,6 @@
 using System.CommandLine;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
 using System.Net.Sockets;
 using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Store;
@@ -22,6 +24,10 @@ var port = new Option<int>("--port") { Description = "listen on this port instea
 var dataDir = new Option<DirectoryInfo?>("--data-dir") { Description = "session stores and input journal here instead of the settings' FileStorePath" };
 var seconds = new Option<int>("--seconds") { Description = "stop after this many seconds (0: run until Ctrl+C or SIGTERM)" };
 var noWarmUp = new Option<bool>("--no-warm-up") { Description = "skip the warm-up (faster start; the first trades then compile code)" };
+var waitLogons = new Option<int>("--wait-for-participants")
+{
+    Description = "seconds to wait at startup for every participant to log on before the continuous phase (a measured run: connection set-up allocates)",
+};
 var businessDate = new Option<int>("--business-date") { Description = "business date (yyyymmdd) of a new input journal (default: today, UTC; a journal keeps its own)" };
 var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
 var maxInputs = new Option<int>("--max-inputs")
@@ -32,7 +38,7 @@ var maxInputs = new Option<int>("--max-inputs")
 
 var root = new RootCommand("RapidFix matching service: post-trade matching (NOE, ALC, NPR, SET -> CLS) behind one FIX session per participant.")
 {
-    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate,
+    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate, waitLogons,
 };
 root.Validators.Add(result =>
 {
@@ -68,6 +74,7 @@ root.SetAction(parse =>
         LogPath = parse.GetValue(log)?.FullName,
         MaxInputs = parse.GetValue(maxInputs),
         BusinessDate = parse.GetValue(businessDate),
+        WaitForLogons = TimeSpan.FromSeconds(parse.GetValue(waitLogons)),
     };
     return ServiceRun.Execute(options, parse.GetValue(seconds));
 });
@@ -94,31 +101,33 @@ namespace RapidFix.MatchingService
             }
 
             Console.WriteLine($"ready: port {server.Port}. Ctrl+C stops.");
-            using var stop = new ManualResetEventSlim();
+            Console.Out.Flush();
+            // A flag and a sleep, not an event: waiting on an event allocates its lock on the first wait, which would
+            // be in the continuous phase.
+            var stop = new StrongBox<bool>();
             Console.CancelKeyPress += (_, e) =>
             {
                 e.Cancel = true;
-                stop.Set();
+                Volatile.Write(ref stop.Value, true);
             };
             using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(System.Runtime.InteropServices.PosixSignal.SIGTERM, c =>
             {
                 c.Cancel = true;
-                stop.Set();
+                Volatile.Write(ref stop.Value, true);
             });
-            if (seconds > 0)
+            long end = seconds > 0 ? Stopwatch.GetTimestamp() + (seconds * Stopwatch.Frequency) : long.MaxValue;
+            server.EnterContinuous(); // the last thing startup does: nothing below allocates until the stop
+            while (!Volatile.Read(ref stop.Value) && Stopwatch.GetTimestamp() < end)
             {
-                stop.Wait(TimeSpan.FromSeconds(seconds));
-            }
-            else
-            {
-                stop.Wait();
+                Thread.Sleep(100);
             }
 
             var counters = server.Counters;
+            long flushers = server.FlusherAllocatedBytes;
             bool faulted = server.Fault is not null;
             var report = server.Stop();
             Console.WriteLine($"inputs matched {counters.InputsMatched}, answers sent {counters.AnswersSent}, refused for back-pressure {counters.InputsRefused}, " +
-                              $"held back {counters.AnswersHeldBack}");
+                              $"held back {counters.AnswersHeldBack}, journal flusher threads allocated {flushers} bytes since startup");
             var c = report.Continuous;
             Console.WriteLine($"continuous phase: {c.Gen0Collections} collections, {c.AllocatedBytes} bytes allocated");
             if (faulted)

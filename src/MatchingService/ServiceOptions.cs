@@ -39,6 +39,12 @@ public sealed record ServiceOptions
     /// <summary>Run the warm-up (synthetic trades through a scratch matcher) before the continuous phase.</summary>
     public bool WarmUp { get; init; } = true;
 
+    /// <summary>
+    /// Wait up to this long at startup for every participant to log on before the continuous phase (connection
+    /// set-up allocates: a measured run connects everyone first). Zero: do not wait.
+    /// </summary>
+    public TimeSpan WaitForLogons { get; init; }
+
     /// <summary>Where the engine's log goes (null: standard output).</summary>
     public string? LogPath { get; init; }
 

@@ -67,7 +67,7 @@ public sealed class RestartFromJournalTests : IDisposable
             child.Dispose();
 
             child = StartService(config, port, out string startLine);
-            Assert.Matches("journal [1-9]\\d* inputs replayed", startLine);
+            Assert.Matches("journal: [1-9]\\d* inputs replayed", startLine);
 
             Assert.True(sender.Join(TimeSpan.FromSeconds(180)), "all messages sent after the restart");
             Assert.Null(sendFailure);

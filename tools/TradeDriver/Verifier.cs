@@ -156,7 +156,7 @@ internal static class Verifier
         Directory.CreateDirectory(work);
         string config = Path.Combine(work, "service.cfg");
         File.WriteAllText(config, ServiceSettings(TradeGenerator.Participants, serviceCompId, messages));
-        return MatchingServer.Start(new ServiceOptions
+        var server = MatchingServer.Start(new ServiceOptions
         {
             SettingsPath = config,
             StaticDataPath = staticData,
@@ -168,6 +168,8 @@ internal static class Verifier
             MaxInputs = messages + 16,
             InputJournalBytes = (int)Math.Min(int.MaxValue - 1, (messages * 700L) + (1 << 20)),
         }, output);
+        server.EnterContinuous();
+        return server;
     }
 
     /// <summary>The service's settings for a set of participants, with stores sized for <paramref name="messages"/> inputs.</summary>
@@ -183,6 +185,7 @@ internal static class Verifier
         text.AppendLine("EndTime=00:00:00");
         text.AppendLine("FileStorePath=store");
         text.AppendLine("StoreSyncBeforeSend=Y");
+        text.AppendLine("StoreFlushPolicy=OsOnly");
         text.AppendLine("OutboundQueueDepth=65536");
         text.AppendLine($"StoreMaxMessages={perParticipant}");
         text.AppendLine($"StoreMaxBytes={Math.Min(int.MaxValue - 1, perParticipant * 600)}");
