@@ -42,22 +42,22 @@ var root = new RootCommand("RapidFix matching service: post-trade matching (NOE,
 };
 root.Validators.Add(result =>
 {
-    if (result.GetValue(port) is < 0 or > 65535)
+    if (Given(result, port) is < 0 or > 65535)
     {
         result.AddError("--port must be between 0 and 65535");
     }
 
-    if (result.GetValue(seconds) < 0)
+    if (Given(result, seconds) < 0)
     {
         result.AddError("--seconds must not be negative");
     }
 
-    if (result.GetValue(maxInputs) < 0)
+    if (Given(result, maxInputs) < 0)
     {
         result.AddError("--max-inputs must be positive");
     }
 
-    if (result.GetValue(businessDate) is int date && date != 0 && !RapidFix.Matching.Codes.IsDate(date))
+    if (Given(result, businessDate) is int date && date != 0 && !RapidFix.Matching.Codes.IsDate(date))
     {
         result.AddError("--business-date must be a date yyyymmdd");
     }
@@ -79,6 +79,11 @@ root.SetAction(parse =>
     return ServiceRun.Execute(options, parse.GetValue(seconds));
 });
 return root.Parse(args).Invoke();
+
+// The value of an option the command line gives, or null when it is absent (validators see no default values, and
+// an absent option needs no check).
+static int? Given(System.CommandLine.Parsing.CommandResult result, Option<int> option) =>
+    result.GetResult(option) is { Implicit: false } ? result.GetValue(option) : null;
 
 namespace RapidFix.MatchingService
 {

@@ -24,25 +24,25 @@ var generate = new Command("generate", "write a set of standard trades (seven me
 };
 generate.Validators.Add(r =>
 {
-    if (r.GetValue(trades) < 1)
+    if (Given(r, trades) < 1)
     {
         r.AddError("--trades must be positive");
     }
 
-    if (r.GetValue(window) < 1)
+    if (Given(r, window) < 1)
     {
         r.AddError("--shuffle-window must be positive");
     }
 
     foreach (var o in new[] { duplicates, amendments, cancels, bad })
     {
-        if (r.GetValue(o) is < 0 or > 1)
+        if (GivenFraction(r, o) is < 0 or > 1)
         {
             r.AddError($"{o.Name} is a fraction between 0 and 1");
         }
     }
 
-    if (r.GetValue(duplicates) + r.GetValue(amendments) + r.GetValue(cancels) + r.GetValue(bad) > 1)
+    if ((GivenFraction(r, duplicates) ?? 0) + (GivenFraction(r, amendments) ?? 0) + (GivenFraction(r, cancels) ?? 0) + (GivenFraction(r, bad) ?? 0) > 1)
     {
         r.AddError("the fractions add up to more than 1");
     }
@@ -79,12 +79,12 @@ var verify = new Command("verify", "send a set through FIX sessions to the match
 };
 verify.Validators.Add(r =>
 {
-    if (r.GetValue(vTrades) < 1)
+    if (Given(r, vTrades) < 1)
     {
         r.AddError("--trades must be positive");
     }
 
-    if (r.GetValue(port) is < 0 or > 65535)
+    if (Given(r, port) is < 0 or > 65535)
     {
         r.AddError("--port must be between 0 and 65535");
     }
@@ -109,12 +109,12 @@ var throughput = new Command("throughput", "offer trades at a fixed rate for a w
 };
 throughput.Validators.Add(r =>
 {
-    if (r.GetValue(rate) < 7)
+    if (Given(r, rate) < 7)
     {
         r.AddError("--rate must be at least 7 (one trade a second)");
     }
 
-    if (r.GetValue(seconds) < 1)
+    if (Given(r, seconds) < 1)
     {
         r.AddError("--seconds must be positive");
     }
@@ -148,3 +148,11 @@ static int Guarded(Func<int> run)
         return 2;
     }
 }
+
+// The value of an option the command line gives, or null when it is absent (validators see no default values, and
+// an absent option needs no check).
+static int? Given(System.CommandLine.Parsing.CommandResult result, Option<int> option) =>
+    result.GetResult(option) is { Implicit: false } ? result.GetValue(option) : null;
+
+static double? GivenFraction(System.CommandLine.Parsing.CommandResult result, Option<double> option) =>
+    result.GetResult(option) is { Implicit: false } ? result.GetValue(option) : null;
