@@ -989,10 +989,7 @@ public sealed class Matcher
             }
         }
 
-        RemoveAge(t);
-        _openTrades--;
-        trade.State = TradeState.Cleared; // so FreeTrade does not count it as open again
-        FreeTrade(t);
+        FreeTrade(t); // still open: FreeTrade takes it off the age list and its slots off the awaiting-SET chains
     }
 
     // ---- table operations -----------------------------------------------------------------------------------------

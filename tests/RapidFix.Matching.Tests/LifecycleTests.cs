@@ -260,6 +260,41 @@ public sealed class LifecycleTests
     }
 
     [Fact]
+    public async Task An_expired_trade_leaves_no_stale_entry_behind_for_the_next_trade_in_its_record()
+    {
+        // Regression: expiry freed a trade whose ACC-B slot still waited for a SET without taking the slot off the
+        // awaiting-SET chain; the next trade in the same record then chained the slot twice and the next SET
+        // lookup looped forever. Run with a deadline so the failure is a failure, not a hang.
+        var work = Task.Run(() =>
+        {
+            var matcher = Demo.NewMatcher(openTrades: 1);
+            var sink = new RecordingSink();
+            var first = Trades.Documented("-1");
+            foreach (var name in new[] { "NOE", "ALC-A", "ALC-B", "NPR-A", "NPR-B", "SET-A" })
+            {
+                Trades.Send(matcher, first[name], ref sink);
+            }
+
+            for (int date = 20261124; date <= 20261126; date++)
+            {
+                matcher.AdvanceBusinessDate(date, ref sink);
+            }
+
+            Assert.Equal(0, matcher.OpenTrades);
+            var second = Trades.Documented("-2");
+            foreach (var name in Trades.Seven)
+            {
+                Trades.Send(matcher, second[name], ref sink);
+            }
+
+            return sink.Cleared.Count;
+        });
+        var done = await Task.WhenAny(work, Task.Delay(TimeSpan.FromSeconds(120)));
+        Assert.True(done == work, "matching did not finish");
+        Assert.Equal(1, await work);
+    }
+
+    [Fact]
     public void A_full_trade_table_is_counted_and_answered_never_grown()
     {
         var matcher = Demo.NewMatcher(openTrades: 2);

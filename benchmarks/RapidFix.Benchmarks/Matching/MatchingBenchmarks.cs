@@ -1,0 +1,255 @@
+using System.Globalization;
+using System.Text;
+using BenchmarkDotNet.Attributes;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Dictionary;
+using RapidFix.Matching;
+using RapidFix.Matching.StaticData;
+
+namespace RapidFix.Benchmarks.Matching;
+
+/// <summary>
+/// The matcher alone, per message, with 1,000,000 open trades in its tables (each holds an NOE whose allocations
+/// never come). Measured: complete trades (NOE, 2 ALC, 2 NPR, 2 SET, interleaved in blocks of trades) streamed
+/// through <see cref="Matcher.Process{TSink}(in MatchInput, ref TSink)"/> from pre-read <see cref="MatchInput"/>s,
+/// so the figure is validation, lookup, matching and clearing, without reading fields. <see cref="ReadNpr"/> is the
+/// cost of reading one parsed FIX message (a net-proceeds AK) into a <see cref="MatchInput"/>.
+/// Static data: 100 investment managers (2 accounts each), 100 brokers, 1,000 securities, generated at setup.
+/// </summary>
+public class MatchingBenchmarks
+{
+    private const int OpenTrades = 1_000_000;
+    private const int StreamTrades = 16_384;
+    private const int Batch = 7 * 1024;
+
+    private Matcher _matcher = null!;
+    private MatchInput[] _stream = [];
+    private int _next;
+    private Sink _sink;
+    private FixMessage _npr = null!;
+    private byte[] _nprSender = [];
+    private string _dir = string.Empty;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        _dir = Path.Combine(Path.GetTempPath(), "rapidfix-matching-bench-" + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
+        WriteStaticData(_dir);
+        var reference = ReferenceData.Load(_dir);
+        _matcher = new Matcher(reference, new MatcherOptions
+        {
+            OpenTrades = OpenTrades + StreamTrades,
+            ClearedTrades = 1024,
+            Messages = OpenTrades + (StreamTrades + 1024) * 8,
+            Exceptions = 1024,
+            BusinessDate = 20261123,
+        });
+
+        // The resident open trades: one NOE each, keys spread over managers, brokers, securities and sides.
+        for (int i = 0; i < OpenTrades; i++)
+        {
+            var noe = Trade(i, prefix: "R")[0];
+            _matcher.Process(in noe, ref _sink);
+        }
+
+        if (_matcher.OpenTrades != OpenTrades || _sink.Rejected != 0)
+        {
+            throw new InvalidOperationException($"setup: {_matcher.OpenTrades} open, {_sink.Rejected} rejected");
+        }
+
+        // The stream: trades in groups of 8, their 56 messages shuffled within the group (any order matches).
+        var rng = new Random(42);
+        var stream = new List<MatchInput>(StreamTrades * 7);
+        for (int g = 0; g < StreamTrades; g += 8)
+        {
+            var group = new List<MatchInput>(56);
+            for (int t = g; t < g + 8; t++)
+            {
+                group.AddRange(Trade(OpenTrades + t, prefix: "S"));
+            }
+
+            for (int i = group.Count - 1; i > 0; i--)
+            {
+                int j = rng.Next(i + 1);
+                (group[i], group[j]) = (group[j], group[i]);
+            }
+
+            stream.AddRange(group);
+        }
+
+        _stream = [.. stream];
+
+        // One pass to warm up and check that every streamed trade clears.
+        long cleared = _sink.Cleared;
+        ProcessBatch(_stream.Length);
+        if (_sink.Cleared - cleared != StreamTrades || _sink.Rejected != 0)
+        {
+            throw new InvalidOperationException($"setup: {_sink.Cleared - cleared} of {StreamTrades} cleared, {_sink.Rejected} rejected");
+        }
+
+        var dictionary = StandardDictionaries.Load("FIX44");
+        string npr = "8=FIX.4.4|9=435|35=AK|34=3|49=EB1|52=20261123-12:00:00.000|56=MATCH|664=NPR-3001|666=0|773=2|665=1|60=20261123-12:00:00.000|75=20261123|64=20261126|453=3|448=EB1|447=D|452=1|448=IM1|447=D|452=13|448=CDP|447=D|452=10|55=[N/A]|48=SG1T75931496|22=4|711=0|555=0|768=1|769=20261123-12:00:00.000|770=1|80=6000|54=1|15=SGD|862=1|528=A|863=6000|79=ACC-A|6=2.505|381=15030.00|118=15063.77|119=15063.77|120=SGD|12=30.06|13=3|136=2|137=1.50|139=4|137=2.21|139=2|10=175|";
+        var wire = Encoding.Latin1.GetBytes(npr.Replace('|', '\u0001'));
+        _npr = new FixMessage();
+        if (_npr.Parse(wire, 0, wire.Length, dictionary) != FixParseError.None)
+        {
+            throw new InvalidOperationException("NPR sample does not parse");
+        }
+
+        _nprSender = "EB1"u8.ToArray();
+    }
+
+    [GlobalCleanup]
+    public void Cleanup()
+    {
+        if (Directory.Exists(_dir))
+        {
+            Directory.Delete(_dir, true);
+        }
+    }
+
+    /// <summary>One message through the matcher (per-message figure: the batch divided by its size).</summary>
+    [Benchmark(OperationsPerInvoke = Batch)]
+    public void MatchMessage() => ProcessBatch(Batch);
+
+    /// <summary>Reading one parsed FIX net-proceeds message into a <see cref="MatchInput"/>.</summary>
+    [Benchmark]
+    public bool ReadNpr() => MessageReader.TryRead(_npr, _nprSender, out _, out _);
+
+    private void ProcessBatch(int count)
+    {
+        var stream = _stream;
+        int next = _next;
+        for (int i = 0; i < count; i++)
+        {
+            _matcher.Process(in stream[next], ref _sink);
+            if (++next == stream.Length)
+            {
+                next = 0;
+            }
+        }
+
+        _next = next;
+    }
+
+    /// <summary>The seven messages of trade <paramref name="n"/> (the NOE first).</summary>
+    private static MatchInput[] Trade(int n, string prefix)
+    {
+        string im = "IM" + (n % 100).ToString("D3", CultureInfo.InvariantCulture);
+        string eb = "EB" + (n / 100 % 100).ToString("D3", CultureInfo.InvariantCulture);
+        string isin = Isins[n / 10_000 % Isins.Length];
+        byte side = (byte)(n / 10_000_000 % 2 == 0 ? '1' : '2');
+        int tradeDate = 20261123 - (n / 20_000_000);
+        var common = default(MatchInput);
+        common.Side = side;
+        common.InvestmentManager.TrySet(Encoding.ASCII.GetBytes(im));
+        common.ExecutingBroker.TrySet(Encoding.ASCII.GetBytes(eb));
+        common.Isin.TrySet(Encoding.ASCII.GetBytes(isin));
+        common.Currency = Codes.PackCurrency("SGD"u8);
+        common.TradeDate = tradeDate;
+        common.SettlDate = 20261126;
+        common.Price = 2_505_000;
+        common.Present = InputFields.TradeDate | InputFields.SettlDate | InputFields.Currency | InputFields.Security | InputFields.Price | InputFields.Quantity;
+        var result = new MatchInput[7];
+        string id = prefix + n.ToString(CultureInfo.InvariantCulture);
+        result[0] = With(common, MessageKind.Noe, "N" + id, eb, 10_000 * Scaled.One);
+        for (int a = 0; a < 2; a++)
+        {
+            string account = im + (a == 0 ? "-A" : "-B");
+            long qty = (a == 0 ? 6_000 : 4_000) * Scaled.One;
+            var alc = With(common, MessageKind.Alc, "A" + a + id, im, qty);
+            alc.Account.TrySet(Encoding.ASCII.GetBytes(account));
+            alc.Present |= InputFields.Account;
+            result[1 + a] = alc;
+
+            var npr = With(common, MessageKind.Npr, "P" + a + id, eb, qty);
+            npr.Account = alc.Account;
+            npr.Place.TrySet("CDP"u8);
+            npr.Gross = qty / Scaled.One * 2_505_000;
+            npr.Commission = npr.Gross / 500;
+            npr.CommType = (byte)'3';
+            npr.Net = side == '1' ? npr.Gross + npr.Commission : npr.Gross - npr.Commission;
+            npr.Present |= InputFields.Account | InputFields.Place | InputFields.Gross | InputFields.Commission | InputFields.Net;
+            result[3 + a] = npr;
+
+            var set = With(default, MessageKind.Set, "S" + a + id, im, 0);
+            set.Side = side;
+            set.InvestmentManager = common.InvestmentManager;
+            set.ExecutingBroker = common.ExecutingBroker;
+            set.Account = alc.Account;
+            set.Place.TrySet("CDP"u8);
+            set.Present = InputFields.Account | InputFields.Place;
+            result[5 + a] = set;
+        }
+
+        return result;
+    }
+
+    private static MatchInput With(MatchInput input, MessageKind kind, string id, string sender, long quantity)
+    {
+        input.Kind = kind;
+        input.Id.TrySet(Encoding.ASCII.GetBytes(id));
+        input.MessageId = input.Id;
+        input.Sender.TrySet(Encoding.ASCII.GetBytes(sender));
+        input.Quantity = quantity;
+        return input;
+    }
+
+    private static readonly string[] Isins = [.. Enumerable.Range(0, 1000).Select(i => WithCheckDigit("SG" + (1_000_000_000 + i).ToString(CultureInfo.InvariantCulture)[1..]))];
+
+    private static string WithCheckDigit(string body)
+    {
+        for (char c = '0'; c <= '9'; c++)
+        {
+            if (Isin.IsValid(Encoding.ASCII.GetBytes(body + c)))
+            {
+                return body + c;
+            }
+        }
+
+        throw new InvalidOperationException(body);
+    }
+
+    private static void WriteStaticData(string dir)
+    {
+        Directory.CreateDirectory(dir);
+        File.WriteAllText(Path.Combine(dir, "currencies.csv"), "code,minor_units\nSGD,2\n");
+        File.WriteAllText(Path.Combine(dir, "countries.csv"), "code,name\nSG,Singapore\n");
+        File.WriteAllText(Path.Combine(dir, "places.csv"), "code,country\nCDP,SG\n");
+        File.WriteAllText(Path.Combine(dir, "calendars.csv"), "currency,date\nSGD,20261225\n");
+        File.WriteAllLines(Path.Combine(dir, "securities.csv"), ["isin,currency,asset_class,price_decimals", .. Isins.Select(i => i + ",SGD,EQ,3")]);
+        var participants = new List<string> { "id,roles,profile" };
+        var accounts = new List<string> { "account,investment_manager" };
+        for (int i = 0; i < 100; i++)
+        {
+            string im = "IM" + i.ToString("D3", CultureInfo.InvariantCulture);
+            participants.Add(im + ",IM,");
+            participants.Add("EB" + i.ToString("D3", CultureInfo.InvariantCulture) + ",EB,");
+            accounts.Add(im + "-A," + im);
+            accounts.Add(im + "-B," + im);
+        }
+
+        File.WriteAllLines(Path.Combine(dir, "participants.csv"), participants);
+        File.WriteAllLines(Path.Combine(dir, "accounts.csv"), accounts);
+    }
+
+    private struct Sink : IMatchSink
+    {
+        public long Rejected;
+        public long Cleared;
+
+        public void OnAck(in MatchAck ack)
+        {
+            if (ack.Status == AckStatus.Rejected)
+            {
+                Rejected++;
+            }
+        }
+
+        public void OnCleared(in ClearedTrade trade) => Cleared++;
+
+        public void OnException(in MatchException exception)
+        {
+        }
+    }
+}
