@@ -49,50 +49,31 @@ internal static class Verifier
             ? TradeGenerator.Read(o.Input)
             : TradeGenerator.Generate(GeneratorOptions.DefaultMix(o.Trades, o.Seed));
         var set = Encode(messages);
-        string? work = null;
-        MatchingServer? server = null;
-        try
+        using var target = TargetService.Open(o.Host, o.Port, o.StaticData, set.Count, output);
+        string host = target.Host;
+        int port = target.Port;
+        var collector = new AnswerCollector { ShowRejections = o.ShowRejections };
+        using var participants = new Participants(TradeGenerator.Participants, o.ServiceCompId, host, port, collector,
+            storeDirectory: o.Host is null ? null : Path.Combine(Directory.GetCurrentDirectory(), "store", "trade-driver"), expectedMessages: set.Count);
+        if (!participants.WaitForLogons(TimeSpan.FromSeconds(30)))
         {
-            string host = o.Host ?? "127.0.0.1";
-            int port = o.Port;
-            if (o.Host is null)
-            {
-                work = Path.Combine(Path.GetTempPath(), "rapidfix-verify-" + Guid.NewGuid().ToString("N"));
-                server = StartService(work, o.StaticData, messages.Count, o.ServiceCompId, output);
-                port = server.Port;
-            }
-
-            var collector = new AnswerCollector { ShowRejections = o.ShowRejections };
-            using var participants = new Participants(TradeGenerator.Participants, o.ServiceCompId, host, port, collector,
-                storeDirectory: o.Host is null ? null : Path.Combine(Directory.GetCurrentDirectory(), "store", "trade-driver"), expectedMessages: set.Count);
-            if (!participants.WaitForLogons(TimeSpan.FromSeconds(30)))
-            {
-                output.WriteLine($"verify: the participants could not log on to {host}:{port}");
-                return 2;
-            }
-
-            var clock = Stopwatch.StartNew();
-            long ackable = Send(set, participants, collector, o.Window);
-            long expectedAcks = expected.Sum(e => (long)e.Acks);
-            long expectedCls = expected.Sum(e => (long)e.Cls);
-            WaitForAnswers(collector, expectedAcks, expectedCls, o.Timeout);
-            var seconds = clock.Elapsed.TotalSeconds;
-            var answers = collector.Drain();
-            var result = Check(expected, answers, output);
-            output.WriteLine($"sent {set.Count} messages ({ackable} acknowledgeable) in {seconds:F1} s: {set.Count / Math.Max(seconds, 1e-9):F0} messages/s");
-            output.WriteLine(
-                $"trades {expected.Count}, CLS {result.ClsTrades}, exceptions {result.Exceptions}, expected CLS {result.ExpectedClsTrades}, " +
-                $"expected exceptions {result.ExpectedExceptions}, mismatches {result.Mismatches}");
-            return result.Mismatches > 0 ? 1 : 0;
+            output.WriteLine($"verify: the participants could not log on to {host}:{port}");
+            return 2;
         }
-        finally
-        {
-            server?.Stop();
-            if (work is not null && Directory.Exists(work))
-            {
-                Directory.Delete(work, recursive: true);
-            }
-        }
+
+        var clock = Stopwatch.StartNew();
+        long ackable = Send(set, participants, collector, o.Window);
+        long expectedAcks = expected.Sum(e => (long)e.Acks);
+        long expectedCls = expected.Sum(e => (long)e.Cls);
+        WaitForAnswers(collector, expectedAcks, expectedCls, o.Timeout);
+        var seconds = clock.Elapsed.TotalSeconds;
+        var answers = collector.Drain();
+        var result = Check(expected, answers, output);
+        output.WriteLine($"sent {set.Count} messages ({ackable} acknowledgeable) in {seconds:F1} s: {set.Count / Math.Max(seconds, 1e-9):F0} messages/s");
+        output.WriteLine(
+            $"trades {expected.Count}, CLS {result.ClsTrades}, exceptions {result.Exceptions}, expected CLS {result.ExpectedClsTrades}, " +
+            $"expected exceptions {result.ExpectedExceptions}, mismatches {result.Mismatches}");
+        return result.Mismatches > 0 ? 1 : 0;
     }
 
     /// <summary>The per-trade comparison.</summary>
@@ -268,6 +249,52 @@ internal static class Verifier
             }
 
             Thread.Sleep(20);
+        }
+    }
+}
+
+/// <summary>
+/// The service a command talks to: a running one (<c>--host</c>, <c>--port</c>), or one started in this process on a
+/// free port with its data in a temporary directory, stopped and removed on dispose.
+/// </summary>
+internal sealed class TargetService : IDisposable
+{
+    private readonly MatchingServer? _server;
+    private readonly string? _work;
+
+    private TargetService(string host, int port, MatchingServer? server, string? work)
+    {
+        Host = host;
+        Port = port;
+        _server = server;
+        _work = work;
+    }
+
+    public string Host { get; }
+
+    public int Port { get; }
+
+    /// <summary>The in-process service, or null for a running one.</summary>
+    public MatchingServer? Server => _server;
+
+    public static TargetService Open(string? host, int port, string staticData, int messages, TextWriter output)
+    {
+        if (host is not null)
+        {
+            return new TargetService(host, port, null, null);
+        }
+
+        string work = Path.Combine(Path.GetTempPath(), "rapidfix-driver-" + Guid.NewGuid().ToString("N"));
+        var server = Verifier.StartService(work, staticData, messages, "MATCH", output);
+        return new TargetService("127.0.0.1", server.Port, server, work);
+    }
+
+    public void Dispose()
+    {
+        _server?.Stop();
+        if (_work is not null && Directory.Exists(_work))
+        {
+            Directory.Delete(_work, recursive: true);
         }
     }
 }
