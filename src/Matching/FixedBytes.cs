@@ -23,18 +23,7 @@ public struct Bytes16
     public readonly ReadOnlySpan<byte> Span => ((ReadOnlySpan<byte>)_data)[.._length];
 
     /// <summary>Copies <paramref name="value"/>; false (and nothing held) when it is longer than <see cref="Capacity"/>.</summary>
-    public bool TrySet(ReadOnlySpan<byte> value)
-    {
-        if (value.Length > Capacity)
-        {
-            _length = 0;
-            return false;
-        }
-
-        value.CopyTo(_data);
-        _length = (byte)value.Length;
-        return true;
-    }
+    public bool TrySet(ReadOnlySpan<byte> value) => FixedBytes.TrySet(_data, ref _length, value);
 
     public override readonly string ToString() => System.Text.Encoding.ASCII.GetString(Span);
 
@@ -62,18 +51,7 @@ public struct Bytes32
     public readonly ReadOnlySpan<byte> Span => ((ReadOnlySpan<byte>)_data)[.._length];
 
     /// <summary>Copies <paramref name="value"/>; false (and nothing held) when it is longer than <see cref="Capacity"/>.</summary>
-    public bool TrySet(ReadOnlySpan<byte> value)
-    {
-        if (value.Length > Capacity)
-        {
-            _length = 0;
-            return false;
-        }
-
-        value.CopyTo(_data);
-        _length = (byte)value.Length;
-        return true;
-    }
+    public bool TrySet(ReadOnlySpan<byte> value) => FixedBytes.TrySet(_data, ref _length, value);
 
     /// <summary>Copies as much of <paramref name="value"/> as fits (exception values are shown, not compared).</summary>
     public void SetTruncated(ReadOnlySpan<byte> value) => TrySet(value.Length > Capacity ? value[..Capacity] : value);
@@ -84,5 +62,22 @@ public struct Bytes32
     private struct Buffer32
     {
         private byte _element;
+    }
+}
+
+internal static class FixedBytes
+{
+    /// <summary>Copies <paramref name="value"/> into <paramref name="data"/>; false (and length 0) when it does not fit.</summary>
+    public static bool TrySet(Span<byte> data, ref byte length, ReadOnlySpan<byte> value)
+    {
+        if (value.Length > data.Length)
+        {
+            length = 0;
+            return false;
+        }
+
+        value.CopyTo(data);
+        length = (byte)value.Length;
+        return true;
     }
 }
