@@ -1,0 +1,135 @@
+using System.Buffers.Binary;
+using RapidFix.Engine.Store;
+
+namespace RapidFix.MatchingService;
+
+/// <summary>
+/// The matching input journal: every inbound application message the service accepted, in the order the matcher
+/// takes them, with its sender. Built on the engine's recoverable store (<see cref="JournalMessageStore"/>: CRC per
+/// record, group commit, torn tails cut at recovery), one "message" per input, numbered 1, 2, 3... The matcher is
+/// deterministic, so replaying this journal through a fresh matcher at startup rebuilds its state exactly.
+/// </summary>
+/// <remarks>
+/// Record payload: [participant CompID length u8][participant CompID][session store generation i64][FIX message].
+/// The CompID (not the participant's index) names the sender, so reordering the settings file does not reassign
+/// inputs; the generation ties the sender's MsgSeqNum to one sequence of its session. Record 1 is a control record
+/// (empty CompID, no message) whose number is the business date the matcher runs in: a replay must use the same.
+/// </remarks>
+internal sealed class InputJournal : IDisposable
+{
+    private readonly JournalMessageStore _store;
+    private readonly byte[] _record;
+    private int _next;
+
+    private InputJournal(JournalMessageStore store, int maxMessageSize)
+    {
+        _store = store;
+        _record = new byte[maxMessageSize + 1 + 255 + 8];
+        _next = store.NextSenderMsgSeqNum;
+    }
+
+    /// <summary>Opens (or creates) the journal; recovery happens here (startup).</summary>
+    public static InputJournal Open(string path, FlushPolicy policy, int maxInputs, int maxBytes, int maxMessageSize)
+    {
+        var store = JournalMessageStore.Open(new JournalOptions
+        {
+            FilePath = path,
+            FlushPolicy = policy,
+            MaxMessages = maxInputs,
+            MaxBytes = maxBytes,
+        }, DateTime.UtcNow);
+        return new InputJournal(store, maxMessageSize);
+    }
+
+    public RecoveryReport Recovery => _store.Recovery;
+
+    /// <summary>Inputs journalled so far (recovered ones included; the control record is not one).</summary>
+    public int Count => Math.Max(0, _next - 2);
+
+    /// <summary>
+    /// The business date of this journal: the one recorded in it, or, for a new journal, <paramref name="requested"/>
+    /// (0: today, UTC), recorded now and made durable. A recorded date that differs from a non-zero request is an
+    /// error: the replay would not rebuild the same state.
+    /// </summary>
+    public int BusinessDate(int requested)
+    {
+        foreach (var record in _store.GetRange(1, 1))
+        {
+            TryDecode(record.Bytes, out _, out long recorded, out _);
+            if (requested != 0 && requested != recorded)
+            {
+                throw new RapidFix.Engine.Configuration.ConfigurationException(
+                    $"the input journal {_store.FilePath} is for business date {recorded}, not {requested}: use a new data directory for a new day");
+            }
+
+            return (int)recorded;
+        }
+
+        int date = requested != 0 ? requested : int.Parse(DateTime.UtcNow.ToString("yyyyMMdd", System.Globalization.CultureInfo.InvariantCulture),
+            System.Globalization.CultureInfo.InvariantCulture);
+        if (Append(default, date, default) != StoreWriteStatus.Ok || !_store.Flush())
+        {
+            throw new StoreException($"cannot record the business date in {_store.FilePath}");
+        }
+
+        return date;
+    }
+
+    /// <summary>Position just past the last append.</summary>
+    public long WrittenPosition => _store.WrittenPosition;
+
+    public long DurablePosition => _store.DurablePosition;
+
+    public Exception? Fault => _store.Fault;
+
+    public StoreCounters Counters => _store.Counters;
+
+    /// <summary>Appends one input (one writer at a time: the caller's lock). Anything but Ok stored nothing.</summary>
+    public StoreWriteStatus Append(ReadOnlySpan<byte> participant, long generation, ReadOnlySpan<byte> message)
+    {
+        int length = 1 + participant.Length + 8 + message.Length;
+        if (participant.Length > 255 || length > _record.Length)
+        {
+            return StoreWriteStatus.EmptyMessage;
+        }
+
+        var record = _record.AsSpan(0, length);
+        record[0] = (byte)participant.Length;
+        participant.CopyTo(record.Slice(1));
+        BinaryPrimitives.WriteInt64LittleEndian(record.Slice(1 + participant.Length), generation);
+        message.CopyTo(record.Slice(1 + participant.Length + 8));
+        var status = _store.Append(_next, record);
+        if (status == StoreWriteStatus.Ok)
+        {
+            _next++;
+        }
+
+        return status;
+    }
+
+    /// <summary>Blocks until <paramref name="position"/> is durable; false on timeout or a faulted journal.</summary>
+    public bool WaitForDurable(long position, TimeSpan timeout) => _store.WaitForDurable(position, timeout);
+
+    /// <summary>Every recovered input in order, the control record excluded (startup).</summary>
+    public StoredMessageRange ReadAll() => _store.GetRange(2, 0);
+
+    /// <summary>Splits a record into its parts.</summary>
+    public static bool TryDecode(ReadOnlySpan<byte> record, out ReadOnlySpan<byte> participant, out long generation, out ReadOnlySpan<byte> message)
+    {
+        participant = default;
+        message = default;
+        generation = 0;
+        if (record.Length < 1 || record.Length < 1 + record[0] + 8)
+        {
+            return false;
+        }
+
+        int n = record[0];
+        participant = record.Slice(1, n);
+        generation = BinaryPrimitives.ReadInt64LittleEndian(record.Slice(1 + n));
+        message = record.Slice(1 + n + 8);
+        return true;
+    }
+
+    public void Dispose() => _store.Dispose();
+}

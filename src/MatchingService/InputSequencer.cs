@@ -1,0 +1,127 @@
+using RapidFix.Engine.Store;
+
+namespace RapidFix.MatchingService;
+
+/// <summary>What <see cref="InputSequencer.Submit"/> did with a message.</summary>
+internal enum SubmitResult : byte
+{
+    /// <summary>Journalled (not yet durable) and queued for the matcher.</summary>
+    Accepted,
+
+    /// <summary>
+    /// Already journalled: the sender's MsgSeqNum is at or below the highest one journalled for its session (a resend
+    /// after a restart that lowered the expected sequence number). Nothing was done: the first copy is being or was
+    /// processed.
+    /// </summary>
+    AlreadyJournalled,
+
+    /// <summary>The input ring has no room: back-pressure, counted; the participant is told to send again.</summary>
+    RingFull,
+
+    /// <summary>The input journal refused the write (full or faulted), counted; nothing was queued.</summary>
+    JournalRefused,
+}
+
+/// <summary>
+/// Puts the inputs of every participant into one order: under one lock (held for a copy and a journal append, never
+/// while a session lock is wanted, so no lock-order cycle with the sessions) each accepted message is appended to the
+/// <see cref="InputJournal"/> and to the <see cref="InputRing"/> the matcher thread reads, in the same order.
+/// Connection threads call <see cref="Submit"/> from <c>FromApp</c>; nothing here allocates.
+/// </summary>
+internal sealed class InputSequencer
+{
+    private readonly object _sync = new();
+    private readonly InputJournal _journal;
+    private readonly InputRing _ring;
+    private readonly byte[][] _participants;
+    private readonly int[] _highestSeq;
+    private readonly long[] _generation;
+    private readonly Action _wake;
+    private long _ringFull;
+    private long _journalRefused;
+    private long _alreadyJournalled;
+
+    /// <param name="journal">The input journal (recovered).</param>
+    /// <param name="ring">The ring the matcher reads.</param>
+    /// <param name="participants">Each participant's CompID, by index.</param>
+    /// <param name="wake">Tells the matcher thread there is work (allocation-free).</param>
+    public InputSequencer(InputJournal journal, InputRing ring, byte[][] participants, Action wake)
+    {
+        _journal = journal;
+        _ring = ring;
+        _participants = participants;
+        _highestSeq = new int[participants.Length];
+        _generation = new long[participants.Length];
+        _wake = wake;
+    }
+
+    /// <summary>Messages refused because the ring was full.</summary>
+    public long RingFullCount => Interlocked.Read(ref _ringFull);
+
+    /// <summary>Messages refused because the journal refused the write.</summary>
+    public long JournalRefusedCount => Interlocked.Read(ref _journalRefused);
+
+    /// <summary>Resends of messages already journalled, ignored.</summary>
+    public long AlreadyJournalledCount => Interlocked.Read(ref _alreadyJournalled);
+
+    /// <summary>The highest MsgSeqNum journalled for a participant in its session's current generation (0: none).</summary>
+    public int HighestJournalled(int participant, long generation)
+    {
+        lock (_sync)
+        {
+            return _generation[participant] == generation ? _highestSeq[participant] : 0;
+        }
+    }
+
+    /// <summary>Replay (startup): a journalled input of <paramref name="participant"/> was read back.</summary>
+    public void NoteRecovered(int participant, long generation, int msgSeqNum)
+    {
+        if (generation != _generation[participant] || msgSeqNum > _highestSeq[participant])
+        {
+            _generation[participant] = generation;
+            _highestSeq[participant] = msgSeqNum;
+        }
+    }
+
+    /// <summary>
+    /// Journals and queues one inbound application message of <paramref name="participant"/>, whose session is in
+    /// store generation <paramref name="generation"/> and which carries MsgSeqNum <paramref name="msgSeqNum"/>.
+    /// </summary>
+    public SubmitResult Submit(int participant, long generation, int msgSeqNum, ReadOnlySpan<byte> message)
+    {
+        SubmitResult result;
+        lock (_sync)
+        {
+            if (_generation[participant] == generation && msgSeqNum <= _highestSeq[participant])
+            {
+                _alreadyJournalled++;
+                return SubmitResult.AlreadyJournalled;
+            }
+
+            if (!_ring.HasRoomFor(message.Length))
+            {
+                _ringFull++;
+                result = SubmitResult.RingFull;
+            }
+            else if (_journal.Append(_participants[participant], generation, message) != StoreWriteStatus.Ok)
+            {
+                _journalRefused++;
+                result = SubmitResult.JournalRefused;
+            }
+            else
+            {
+                _ring.Write(participant, _journal.WrittenPosition, message);
+                _generation[participant] = generation;
+                _highestSeq[participant] = msgSeqNum;
+                result = SubmitResult.Accepted;
+            }
+        }
+
+        if (result == SubmitResult.Accepted)
+        {
+            _wake();
+        }
+
+        return result;
+    }
+}

@@ -1,0 +1,412 @@
+using System.Text;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Dictionary;
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Hosting;
+using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Store;
+
+namespace RapidFix.MatchingService;
+
+/// <summary>
+/// The matching service in the engine host's three phases. <see cref="Start"/> is startup: settings checked, static
+/// data loaded, the participants' outbound stores counted, the input journal recovered and replayed through a fresh
+/// matcher (answers the stores already hold are not sent again: <see cref="OutputDispatcher"/>), the sessions'
+/// expected sequence numbers brought back to what the journal holds, then the sockets opened, the matcher thread
+/// started and, optionally, the warm-up (synthetic trades through a scratch matcher); <see cref="EnterContinuous"/>
+/// then starts the continuous phase.
+/// </summary>
+public sealed class MatchingServer : IDisposable
+{
+    /// <summary>The input journal's file name in the data directory.</summary>
+    public const string InputJournalFileName = "matching-input.journal";
+
+    private readonly EngineHost _host;
+    private readonly EngineLog _log;
+    private readonly Stream? _logStream;
+    private readonly InputJournal _journal;
+    private readonly MatcherThread _thread;
+    private readonly OutputDispatcher _dispatcher;
+    private readonly InputSequencer _sequencer;
+    private readonly ParticipantApplication[] _applications;
+
+    private MatchingServer(EngineHost host, EngineLog log, Stream? logStream, InputJournal journal, MatcherThread thread, OutputDispatcher dispatcher,
+        InputSequencer sequencer, ParticipantApplication[] applications, ReplayReport replay)
+    {
+        _host = host;
+        _log = log;
+        _logStream = logStream;
+        _journal = journal;
+        _thread = thread;
+        _dispatcher = dispatcher;
+        _sequencer = sequencer;
+        _applications = applications;
+        Replay = replay;
+    }
+
+    /// <summary>The engine host (sessions, phases, counters).</summary>
+    public EngineHost Host => _host;
+
+    /// <summary>What the replay at startup did.</summary>
+    public ReplayReport Replay { get; }
+
+    /// <summary>The acceptor's listening port (the first acceptor's).</summary>
+    public int Port => _host.Engine.Acceptors.Count > 0 ? _host.Engine.Acceptors[0].LocalEndPoint.Port : 0;
+
+    /// <summary>A snapshot of the service's counters.</summary>
+    public ServiceCounters Counters
+    {
+        get
+        {
+            long busy = 0;
+            foreach (var app in _applications)
+            {
+                busy += app.RefusedBusy;
+            }
+
+            return new ServiceCounters(_thread.Processed, _thread.Backlog, _dispatcher.Sent, _dispatcher.Suppressed, _dispatcher.Queued,
+                _dispatcher.HeldBack, _dispatcher.SendFailures, _sequencer.RingFullCount + _sequencer.JournalRefusedCount, busy,
+                _sequencer.AlreadyJournalledCount, _thread.Unparsable, _journal.Count);
+        }
+    }
+
+    /// <summary>Bytes the journals' flusher threads allocated (the input journal's and every session store's).</summary>
+    public long FlusherAllocatedBytes
+    {
+        get
+        {
+            long bytes = _journal.Counters.FlusherAllocatedBytes;
+            var sessions = _host.Sessions;
+            for (int i = 0; i < sessions.Count; i++) // not foreach: the list's enumerator would be boxed
+            {
+                bytes += sessions[i].Store.Counters.FlusherAllocatedBytes;
+            }
+
+            return bytes;
+        }
+    }
+
+    /// <summary>What stopped the matcher thread, or null while it runs.</summary>
+    public Exception? Fault => _thread.Fault;
+
+    /// <summary>
+    /// Startup. Throws <see cref="ConfigurationException"/> (or <see cref="InvalidDataException"/>) for settings or
+    /// static data the service cannot honour, <see cref="StoreException"/> for a journal it cannot open.
+    /// </summary>
+    public static MatchingServer Start(ServiceOptions options, TextWriter? output = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        output ??= TextWriter.Null;
+        var settings = options.LoadSettings();
+        foreach (var warning in settings.Warnings)
+        {
+            output.WriteLine(warning);
+        }
+
+        var participants = CheckParticipants(settings);
+        var reference = MatchingCore.LoadStaticData(options.StaticDataPath);
+        string dataDirectory = options.DataDirectory ?? settings.Sessions[0].GetString(SettingKeys.FileStorePath);
+        Directory.CreateDirectory(dataDirectory);
+        int maxMessageSize = 0;
+        var dictionaries = new DataDictionary[participants.Length];
+        for (int i = 0; i < participants.Length; i++)
+        {
+            var sessionOptions = FixSessionOptions.FromSettings(settings.Sessions[i]);
+            dictionaries[i] = sessionOptions.Dictionary;
+            maxMessageSize = Math.Max(maxMessageSize, sessionOptions.MaxMessageSize);
+        }
+
+        var journal = InputJournal.Open(Path.Combine(dataDirectory, InputJournalFileName), FlushPolicy.GroupCommit, options.MaxInputs,
+            options.InputJournalBytes, maxMessageSize);
+        Stream? logStream = null;
+        EngineLog? log = null;
+        EngineHost? host = null;
+        MatcherThread? thread = null;
+        try
+        {
+            // The outbound stores: how many answers each participant was already given, its generation and the
+            // sequence number it is expected to send next. Opened and closed again: the engine opens them for good.
+            var stored = new long[participants.Length];
+            var generations = new long[participants.Length];
+            for (int i = 0; i < participants.Length; i++)
+            {
+                using var store = MessageStoreFactory.Open(settings.Sessions[i], DateTime.UtcNow);
+                generations[i] = store.Generation;
+                foreach (var message in store.GetRange(1, 0))
+                {
+                    if (MatchingCore.IsAnswer(FixMessage.PeekMsgType(message.Bytes)))
+                    {
+                        stored[i]++;
+                    }
+                }
+            }
+
+            int businessDate = journal.BusinessDate(options.BusinessDate);
+            var ring = new InputRing(options.InputRingBytes);
+            var dispatcher = new OutputDispatcher(participants.Length, stored, options.PendingBytesPerParticipant, options.PendingMessagesPerParticipant);
+            var core = new MatchingCore(reference, participants, businessDate);
+            var replay = ReplayJournal(journal, core, dispatcher, participants, dictionaries, out var sequencerState);
+            var threadRef = new MatcherThread[1];
+            var sequencer = new InputSequencer(journal, ring, participants, () => threadRef[0].Wake());
+            foreach (var (participant, generation, seq) in sequencerState)
+            {
+                sequencer.NoteRecovered(participant, generation, seq);
+            }
+
+            // A session store may have moved past the last input the journal kept (the journal's tail was not yet
+            // durable at the crash): expect the first lost input again, so the session asks the participant to
+            // resend it.
+            for (int i = 0; i < participants.Length; i++)
+            {
+                int highest = sequencer.HighestJournalled(i, generations[i]);
+                using var store = MessageStoreFactory.Open(settings.Sessions[i], DateTime.UtcNow);
+                if (store.NextTargetMsgSeqNum > highest + 1)
+                {
+                    replay = replay with { TargetsLowered = replay.TargetsLowered + 1 };
+                    store.SetNextTargetMsgSeqNum(highest + 1);
+                    store.Flush();
+                }
+            }
+
+            thread = new MatcherThread(ring, journal, core, dispatcher, dictionaries, TimeSpan.FromSeconds(30));
+            threadRef[0] = thread;
+            var applications = new ParticipantApplication[participants.Length];
+            for (int i = 0; i < participants.Length; i++)
+            {
+                int index = i;
+                applications[i] = new ParticipantApplication(i, sequencer, dispatcher,
+                    p => sequencer.HighestJournalled(p, generations[p]) == 0 && dispatcher.ProducedFor(p) == 0 && stored[p] == 0);
+            }
+
+            if (options.LogPath is not null)
+            {
+                logStream = new FileStream(options.LogPath, FileMode.Append, FileAccess.Write, FileShare.Read);
+            }
+
+            log = new EngineLog(logStream ?? Console.OpenStandardOutput());
+            host = EngineHost.Start(settings, s => applications[IndexOf(settings, s)], new EngineHostOptions { Name = "matching-service" }, log);
+            for (int i = 0; i < participants.Length; i++)
+            {
+                dispatcher.Attach(i, host.Sessions[i]);
+            }
+
+            thread.Start();
+            if (options.WaitForLogons > TimeSpan.Zero)
+            {
+                output.WriteLine($"matching service: waiting up to {options.WaitForLogons.TotalSeconds:F0} s for {participants.Length} participants to log on");
+                output.Flush();
+                if (!host.WaitForLogons(options.WaitForLogons))
+                {
+                    output.WriteLine("matching service: not every participant logged on; continuing (later connections allocate in the continuous phase)");
+                }
+            }
+
+            if (options.WarmUp)
+            {
+                // Synthetic trades through scratch matchers: the live matcher and the journal never see them.
+                var messages = MatchingCore.WarmUpMessages(reference, options.StaticDataPath, participants, businessDate, 200);
+                var queue = new OutputQueue(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
+                var view = new FixMessage();
+                host.WarmUp(_ => MatchingCore.WarmUpRound(reference, participants, businessDate, messages, dictionaries, queue, view));
+            }
+
+            output.WriteLine(
+                $"matching service: {participants.Length} participants on port {(host.Engine.Acceptors.Count > 0 ? host.Engine.Acceptors[0].LocalEndPoint.Port : 0)}; " +
+                $"journal: {replay.Inputs} inputs replayed ({replay.AnswersSuppressed} answers already delivered, {replay.AnswersToSend} to send)");
+            return new MatchingServer(host, log, logStream, journal, thread, dispatcher, sequencer, applications, replay);
+        }
+        catch
+        {
+            thread?.Dispose();
+            host?.Dispose();
+            log?.Dispose();
+            logStream?.Dispose();
+            journal.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// Ends startup: everything startup left behind is collected and the continuous phase begins (from here on the
+    /// process must not allocate: print nothing, create nothing).
+    /// </summary>
+    public bool EnterContinuous() => _host.EnterContinuous();
+
+    /// <summary>Shutdown: stops the matcher thread, logs the sessions out, closes the journals; returns the phase report.</summary>
+    public EngineRunReport Stop()
+    {
+        _thread.Dispose();
+        var report = _host.Shutdown();
+        _journal.Dispose();
+        _log.Dispose();
+        _logStream?.Dispose();
+        return report;
+    }
+
+    public void Dispose() => Stop();
+
+    private static int IndexOf(SettingsFile settings, SessionSettings session)
+    {
+        for (int i = 0; i < settings.Sessions.Count; i++)
+        {
+            if (ReferenceEquals(settings.Sessions[i], session))
+            {
+                return i;
+            }
+        }
+
+        throw new InvalidOperationException("unknown session " + session.SessionId);
+    }
+
+    // Every session an acceptor with a journal store, no sequence resets, durable before send: what the restart
+    // rule needs. Returns each participant's CompID (the session's TargetCompID).
+    private static byte[][] CheckParticipants(SettingsFile settings)
+    {
+        if (settings.Sessions.Count == 0)
+        {
+            throw new ConfigurationException("the settings define no [SESSION]: one acceptor session per participant is needed", settings.FilePath);
+        }
+
+        var ids = new byte[settings.Sessions.Count][];
+        for (int i = 0; i < ids.Length; i++)
+        {
+            var s = settings.Sessions[i];
+            if (!s.IsAcceptor)
+            {
+                throw s.Error(SettingKeys.ConnectionType, Value(s, SettingKeys.ConnectionType), "every participant's session must be an acceptor");
+            }
+
+            if (!s.Has(SettingKeys.FileStorePath))
+            {
+                throw s.Missing(SettingKeys.FileStorePath, "the matching service needs recoverable (journal) session stores");
+            }
+
+            if (s.Has(SettingKeys.StoreType) && s.GetChoice(SettingKeys.StoreType) != "journal")
+            {
+                throw s.Error(SettingKeys.StoreType, Value(s, SettingKeys.StoreType), "the matching service needs recoverable (journal) session stores");
+            }
+
+            if (!s.GetBool(SettingKeys.StoreSyncBeforeSend))
+            {
+                throw s.Missing(SettingKeys.StoreSyncBeforeSend,
+                    "the matching service needs StoreSyncBeforeSend=Y: an answer a crash could take back must never reach a participant");
+            }
+
+            foreach (var key in (ReadOnlySpan<string>)[SettingKeys.ResetOnLogon, SettingKeys.ResetOnLogout, SettingKeys.ResetOnDisconnect])
+            {
+                if (s.GetBool(key))
+                {
+                    throw s.Error(key, Value(s, key), "the matching service keeps one sequence per participant (its restart rule counts stored answers)");
+                }
+            }
+
+            if (s.GetInt(SettingKeys.MaxMessageSize) < MatchingCore.MaxAnswerBytesPerInput)
+            {
+                throw s.Error(SettingKeys.MaxMessageSize, Value(s, SettingKeys.MaxMessageSize),
+                    $"at least {MatchingCore.MaxAnswerBytesPerInput} bytes are needed for the service's largest answer");
+            }
+
+            ids[i] = Encoding.ASCII.GetBytes(s.SessionId.TargetCompId);
+            for (int j = 0; j < i; j++)
+            {
+                if (ids[j].AsSpan().SequenceEqual(ids[i]))
+                {
+                    throw new ConfigurationException($"two sessions for participant {s.SessionId.TargetCompId}: one session per participant", settings.FilePath);
+                }
+            }
+        }
+
+        return ids;
+    }
+
+    private static SettingValue Value(SessionSettings s, string key) => s.TryGetValue(key, out var value) ? value : default;
+
+    // Replays the input journal through the (fresh) matcher; answers go to the dispatcher, which suppresses those
+    // the participants' stores already hold and queues the rest until the participants log on.
+    private static ReplayReport ReplayJournal(InputJournal journal, MatchingCore core, OutputDispatcher dispatcher, byte[][] participants,
+        DataDictionary[] dictionaries, out List<(int Participant, long Generation, int Seq)> highest)
+    {
+        var message = new FixMessage();
+        var batch = new OutputQueue(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
+        var last = new Dictionary<int, (long Generation, int Seq)>();
+        int inputs = 0;
+        foreach (var record in journal.ReadAll())
+        {
+            if (!InputJournal.TryDecode(record.Bytes, out var sender, out long generation, out var bytes))
+            {
+                throw new StoreException($"input journal record {record.SeqNum} is malformed");
+            }
+
+            int p = Find(participants, sender);
+            if (p < 0)
+            {
+                throw new ConfigurationException(
+                    $"the input journal holds messages of participant {Encoding.ASCII.GetString(sender)}, which the settings no longer define");
+            }
+
+            if (message.ParseCopy(bytes, dictionaries[p]) != FixParseError.None)
+            {
+                throw new StoreException($"input journal record {record.SeqNum} does not parse as FIX");
+            }
+
+            message.TryGetInt(Tags.MsgSeqNum, out int seq);
+            last[p] = last.TryGetValue(p, out var prior) && prior.Generation == generation ? (generation, Math.Max(prior.Seq, seq)) : (generation, seq);
+            core.Process(p, message, batch);
+            for (int i = 0; i < batch.Count; i++)
+            {
+                var answer = batch[i];
+                dispatcher.Dispatch(answer.Destination, answer.MsgType, answer.Body);
+            }
+
+            batch.Clear();
+            inputs++;
+        }
+
+        highest = [.. last.Select(kv => (kv.Key, kv.Value.Generation, kv.Value.Seq))];
+        long toSend = 0;
+        for (int p = 0; p < participants.Length; p++)
+        {
+            toSend += dispatcher.PendingFor(p);
+        }
+
+        return new ReplayReport(inputs, dispatcher.Suppressed, toSend, 0, journal.Recovery.TruncatedBytes);
+    }
+
+    private static int Find(byte[][] participants, ReadOnlySpan<byte> id)
+    {
+        for (int i = 0; i < participants.Length; i++)
+        {
+            if (id.SequenceEqual(participants[i]))
+            {
+                return i;
+            }
+        }
+
+        return -1;
+    }
+}
+
+/// <summary>What the replay at startup did.</summary>
+/// <param name="Inputs">Journalled inputs replayed through the matcher.</param>
+/// <param name="AnswersSuppressed">Answers the participants' stores already held: not sent again.</param>
+/// <param name="AnswersToSend">Answers produced by the replay that no store held: sent when the participants log on.</param>
+/// <param name="TargetsLowered">Sessions whose expected MsgSeqNum was brought back to the journal's (their participant resends).</param>
+/// <param name="JournalBytesCut">Bytes of a torn journal tail cut at recovery.</param>
+public sealed record ReplayReport(int Inputs, long AnswersSuppressed, long AnswersToSend, int TargetsLowered, long JournalBytesCut);
+
+/// <summary>The service's counters.</summary>
+public readonly record struct ServiceCounters(
+    long InputsMatched,
+    long BacklogBytes,
+    long AnswersSent,
+    long AnswersSuppressed,
+    long AnswersQueued,
+    long AnswersHeldBack,
+    long AnswerSendFailures,
+    long InputsRefused,
+    long BusinessRejectsForBusy,
+    long ResendsIgnored,
+    long Unparsable,
+    long JournalledInputs);

@@ -1,0 +1,75 @@
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Sessions;
+using RapidFix.Matching;
+
+namespace RapidFix.MatchingService;
+
+/// <summary>
+/// The application behind one participant's session. <see cref="FromApp"/> runs on the connection thread under the
+/// session's lock: it only journals and queues the message (<see cref="InputSequencer"/>); matching and every answer
+/// happen on the matcher thread, which takes one session lock at a time (in <see cref="FixSession.Send"/>) and never
+/// while holding another. Sending a CLS to another participant straight from here would take that session's lock
+/// while holding this one: two participants clearing trades with each other at the same moment would deadlock.
+/// </summary>
+internal sealed class ParticipantApplication : FixApplicationBase
+{
+    private readonly int _index;
+    private readonly InputSequencer _sequencer;
+    private readonly OutputDispatcher _dispatcher;
+    private readonly Func<int, bool> _isFresh;
+    private long _refusedBusy;
+
+    /// <param name="index">The participant's index.</param>
+    /// <param name="sequencer">Where inputs go.</param>
+    /// <param name="dispatcher">Told when the participant logs on.</param>
+    /// <param name="isFresh">Whether nothing was ever exchanged with the participant (a sequence reset is harmless then).</param>
+    public ParticipantApplication(int index, InputSequencer sequencer, OutputDispatcher dispatcher, Func<int, bool> isFresh)
+    {
+        _index = index;
+        _sequencer = sequencer;
+        _dispatcher = dispatcher;
+        _isFresh = isFresh;
+    }
+
+    /// <summary>Messages answered "application not available" because the ring or the journal was full.</summary>
+    public long RefusedBusy => Interlocked.Read(ref _refusedBusy);
+
+    /// <summary>The refusal text for a sequence reset (a constant: nothing is formatted per logon).</summary>
+    internal const string ResetRefused =
+        "ResetSeqNumFlag refused: the matching service's restart rule counts on one sequence per participant (start a new data directory for a new day)";
+
+    public override LogonDecision OnLogonRequest(FixSession session, FixMessage logon)
+    {
+        // The session layer logs a refused logon with the peer's address and this reason.
+        if (logon.TryGetChar(Tags.ResetSeqNumFlag, out byte reset) && reset == (byte)'Y' && !_isFresh(_index))
+        {
+            return LogonDecision.Refuse(ResetRefused);
+        }
+
+        return LogonDecision.Accept;
+    }
+
+    public override void OnLogon(FixSession session) => _dispatcher.SignalLogon(_index);
+
+    public override MessageDisposition FromApp(FixSession session, FixMessage message)
+    {
+        if (MessageReader.KindOf(message.MsgType) == MessageKind.None)
+        {
+            return MessageDisposition.UnsupportedMessageType;
+        }
+
+        message.TryGetInt(Tags.MsgSeqNum, out int seq);
+        switch (_sequencer.Submit(_index, session.Store.Generation, seq, message.Bytes))
+        {
+            case SubmitResult.Accepted:
+            case SubmitResult.AlreadyJournalled:
+                return MessageDisposition.Accept;
+            default:
+                // Back-pressure: BusinessRejectReason 4 (application not available); the message was not taken and
+                // the participant sends it again (a new MsgSeqNum, the same business ID).
+                Interlocked.Increment(ref _refusedBusy);
+                return MessageDisposition.BusinessReject(4);
+        }
+    }
+}

@@ -1,0 +1,146 @@
+using System.CommandLine;
+using System.Diagnostics;
+using System.Runtime.CompilerServices;
+using System.Net.Sockets;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Store;
+using RapidFix.MatchingService;
+
+// The matching service: one FIX session per participant, the matcher behind them (docs/matching-service.md).
+//   dotnet run -c Release --project src/MatchingService -- --config <settings> --static-data <dir>
+// Exit codes: 0 stopped cleanly (Ctrl+C, SIGTERM, --seconds), 1 the continuous phase allocated or the matcher
+// stopped on a journal fault, 2 the service could not start (settings, static data, journal, port).
+var config = new Option<FileInfo>("--config")
+{
+    Description = "QuickFIX-style settings: one acceptor [SESSION] per participant",
+    DefaultValueFactory = _ => new FileInfo(Path.Combine(AppContext.BaseDirectory, "demo", "service.cfg")),
+};
+var staticData = new Option<DirectoryInfo>("--static-data")
+{
+    Description = "the static-data directory (CSV files, docs/matching.md)",
+    DefaultValueFactory = _ => new DirectoryInfo(Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo")),
+};
+var port = new Option<int>("--port") { Description = "listen on this port instead of the settings' SocketAcceptPort (0: the settings')" };
+var dataDir = new Option<DirectoryInfo?>("--data-dir") { Description = "session stores and input journal here instead of the settings' FileStorePath" };
+var seconds = new Option<int>("--seconds") { Description = "stop after this many seconds (0: run until Ctrl+C or SIGTERM)" };
+var noWarmUp = new Option<bool>("--no-warm-up") { Description = "skip the warm-up (faster start; the first trades then compile code)" };
+var waitLogons = new Option<int>("--wait-for-participants")
+{
+    Description = "seconds to wait at startup for every participant to log on before the continuous phase (a measured run: connection set-up allocates)",
+};
+var businessDate = new Option<int>("--business-date") { Description = "business date (yyyymmdd) of a new input journal (default: today, UTC; a journal keeps its own)" };
+var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
+var maxInputs = new Option<int>("--max-inputs")
+{
+    Description = "inputs the day's input journal holds (a full journal refuses further inputs, counted)",
+    DefaultValueFactory = _ => 4_000_000,
+};
+
+var root = new RootCommand("RapidFix matching service: post-trade matching (NOE, ALC, NPR, SET -> CLS) behind one FIX session per participant.")
+{
+    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate, waitLogons,
+};
+root.Validators.Add(result =>
+{
+    if (Given(result, port) is < 0 or > 65535)
+    {
+        result.AddError("--port must be between 0 and 65535");
+    }
+
+    if (Given(result, seconds) < 0)
+    {
+        result.AddError("--seconds must not be negative");
+    }
+
+    if (Given(result, maxInputs) < 0)
+    {
+        result.AddError("--max-inputs must be positive");
+    }
+
+    if (Given(result, businessDate) is int date && date != 0 && !RapidFix.Matching.Codes.IsDate(date))
+    {
+        result.AddError("--business-date must be a date yyyymmdd");
+    }
+});
+root.SetAction(parse =>
+{
+    var options = new ServiceOptions
+    {
+        SettingsPath = parse.GetValue(config)!.FullName,
+        StaticDataPath = parse.GetValue(staticData)!.FullName,
+        Port = parse.GetValue(port),
+        DataDirectory = parse.GetValue(dataDir)?.FullName,
+        WarmUp = !parse.GetValue(noWarmUp),
+        LogPath = parse.GetValue(log)?.FullName,
+        MaxInputs = parse.GetValue(maxInputs),
+        BusinessDate = parse.GetValue(businessDate),
+        WaitForLogons = TimeSpan.FromSeconds(parse.GetValue(waitLogons)),
+    };
+    return ServiceRun.Execute(options, parse.GetValue(seconds));
+});
+return root.Parse(args).Invoke();
+
+// The value of an option the command line gives, or null when it is absent (validators see no default values, and
+// an absent option needs no check).
+static int? Given(System.CommandLine.Parsing.CommandResult result, Option<int> option) =>
+    result.GetResult(option) is { Implicit: false } ? result.GetValue(option) : null;
+
+namespace RapidFix.MatchingService
+{
+    /// <summary>One run of the service from the command line.</summary>
+    internal static class ServiceRun
+    {
+        public static int Execute(ServiceOptions options, int seconds)
+        {
+            MatchingServer server;
+            try
+            {
+                server = MatchingServer.Start(options, Console.Out);
+            }
+            catch (Exception ex) when (ex is ConfigurationException or InvalidDataException or StoreException or SocketException or IOException
+                                           or UnauthorizedAccessException)
+            {
+                // A user's mistake (or an environment problem) gets its message, not a stack trace.
+                Console.Error.WriteLine($"matching service: cannot start: {ex.Message}");
+                return 2;
+            }
+
+            Console.WriteLine($"ready: port {server.Port}. Ctrl+C stops.");
+            Console.Out.Flush();
+            // A flag and a sleep, not an event: waiting on an event allocates its lock on the first wait, which would
+            // be in the continuous phase.
+            var stop = new StrongBox<bool>();
+            Console.CancelKeyPress += (_, e) =>
+            {
+                e.Cancel = true;
+                Volatile.Write(ref stop.Value, true);
+            };
+            using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(System.Runtime.InteropServices.PosixSignal.SIGTERM, c =>
+            {
+                c.Cancel = true;
+                Volatile.Write(ref stop.Value, true);
+            });
+            long end = seconds > 0 ? Stopwatch.GetTimestamp() + (seconds * Stopwatch.Frequency) : long.MaxValue;
+            server.EnterContinuous(); // the last thing startup does: nothing below allocates until the stop
+            while (!Volatile.Read(ref stop.Value) && Stopwatch.GetTimestamp() < end)
+            {
+                Thread.Sleep(100);
+            }
+
+            var counters = server.Counters;
+            long flushers = server.FlusherAllocatedBytes;
+            bool faulted = server.Fault is not null;
+            var report = server.Stop();
+            Console.WriteLine($"inputs matched {counters.InputsMatched}, answers sent {counters.AnswersSent}, refused for back-pressure {counters.InputsRefused}, " +
+                              $"held back {counters.AnswersHeldBack}, journal flusher threads allocated {flushers} bytes since startup");
+            var c = report.Continuous;
+            Console.WriteLine($"continuous phase: {c.Gen0Collections} collections, {c.AllocatedBytes} bytes allocated");
+            if (faulted)
+            {
+                Console.Error.WriteLine("matching service: the matcher stopped: the input journal faulted");
+            }
+
+            return faulted || c.AllocatedBytes > 0 ? 1 : 0;
+        }
+    }
+}

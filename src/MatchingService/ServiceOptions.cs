@@ -1,0 +1,83 @@
+using System.Text.RegularExpressions;
+using RapidFix.Engine.Configuration;
+
+namespace RapidFix.MatchingService;
+
+/// <summary>How the matching service runs (its command line; the sessions come from the settings file).</summary>
+public sealed record ServiceOptions
+{
+    /// <summary>The QuickFIX-style settings file: one acceptor [SESSION] per participant.</summary>
+    public required string SettingsPath { get; init; }
+
+    /// <summary>The static-data directory (CSV files, docs/matching.md).</summary>
+    public required string StaticDataPath { get; init; }
+
+    /// <summary>Overrides SocketAcceptPort of every session (0: as the file says).</summary>
+    public int Port { get; init; }
+
+    /// <summary>Overrides FileStorePath of every session and holds the input journal (null: as the file says).</summary>
+    public string? DataDirectory { get; init; }
+
+    /// <summary>Bytes of the ring between the connection threads and the matcher thread.</summary>
+    public int InputRingBytes { get; init; } = 64 << 20;
+
+    /// <summary>Inputs the input journal holds (the day's capacity; a full journal refuses further inputs, counted).</summary>
+    public int MaxInputs { get; init; } = 4_000_000;
+
+    /// <summary>Bytes the input journal holds.</summary>
+    public int InputJournalBytes { get; init; } = 1 << 30;
+
+    /// <summary>Bytes of answers that may wait per participant while it is not logged on.</summary>
+    public int PendingBytesPerParticipant { get; init; } = 16 << 20;
+
+    /// <summary>Answers that may wait per participant while it is not logged on.</summary>
+    public int PendingMessagesPerParticipant { get; init; } = 100_000;
+
+    /// <summary>The business date (yyyymmdd) of a new input journal; 0: today (UTC). A journal keeps its own.</summary>
+    public int BusinessDate { get; init; }
+
+    /// <summary>Run the warm-up (synthetic trades through a scratch matcher) before the continuous phase.</summary>
+    public bool WarmUp { get; init; } = true;
+
+    /// <summary>
+    /// Wait up to this long at startup for every participant to log on before the continuous phase (connection
+    /// set-up allocates: a measured run connects everyone first). Zero: do not wait.
+    /// </summary>
+    public TimeSpan WaitForLogons { get; init; }
+
+    /// <summary>Where the engine's log goes (null: standard output).</summary>
+    public string? LogPath { get; init; }
+
+    /// <summary>The settings with the command line's overrides applied (startup).</summary>
+    public SettingsFile LoadSettings()
+    {
+        string text = File.ReadAllText(SettingsPath);
+        if (Port != 0)
+        {
+            text = Override(text, SettingKeys.SocketAcceptPort, Port.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+
+        if (DataDirectory is not null)
+        {
+            text = Override(text, SettingKeys.FileStorePath, DataDirectory);
+        }
+
+        return SettingsFile.Parse(text, SettingsPath);
+    }
+
+    // Every "Key=..." line of the file gets the value; a [DEFAULT] line is added when the file has none.
+    private static string Override(string text, string key, string value)
+    {
+        var line = new Regex("^(\\s*" + Regex.Escape(key) + "\\s*=).*$", RegexOptions.Multiline | RegexOptions.IgnoreCase);
+        if (line.IsMatch(text))
+        {
+            return line.Replace(text, m => m.Groups[1].Value + value);
+        }
+
+        var defaults = new Regex("^\\s*\\[DEFAULT\\]\\s*$", RegexOptions.Multiline | RegexOptions.IgnoreCase);
+        var header = defaults.Match(text);
+        return header.Success
+            ? text.Insert(header.Index + header.Length, "\n" + key + "=" + value)
+            : "[DEFAULT]\n" + key + "=" + value + "\n" + text;
+    }
+}
