@@ -56,6 +56,8 @@ public enum LogEvent : ushort
     ResendExpectedFromLogon,
     EngineFault,
     PeerResendNotForthcoming,
+    TlsHandshakeFailed,
+    TlsError,
 }
 
 /// <summary>
@@ -165,6 +167,28 @@ public sealed class EngineLog : IDisposable
         }
 
         var text = Encoding.UTF8.GetBytes($"{DateTime.UtcNow:yyyyMMdd-HH:mm:ss.ffffff} ERROR {SessionName(session) ?? "-"} fault: {exception}\n");
+        lock (_output)
+        {
+            _output.Write(text, 0, text.Length);
+            _output.Flush();
+        }
+    }
+
+    /// <summary>
+    /// Records an event whose detail is text built at connection set-up or tear-down (a peer's address and the
+    /// reason it was refused): the entry, and at once the line. Allocates: never on a message path.
+    /// </summary>
+    public void WriteDetail(LogLevel level, LogEvent ev, int session, string detail)
+    {
+        ArgumentNullException.ThrowIfNull(detail);
+        Write(level, ev, session);
+        if (_output is null || level < MinimumLevel)
+        {
+            return;
+        }
+
+        string levelText = level switch { LogLevel.Debug => "DEBUG", LogLevel.Info => "INFO ", LogLevel.Warning => "WARN ", _ => "ERROR" };
+        var text = Encoding.UTF8.GetBytes($"{DateTime.UtcNow:yyyyMMdd-HH:mm:ss.ffffff} {levelText} {SessionName(session) ?? "-"}: {detail}\n");
         lock (_output)
         {
             _output.Write(text, 0, text.Length);
@@ -309,6 +333,8 @@ public sealed class EngineLog : IDisposable
             case LogEvent.NextExpectedMsgSeqNumTooHigh: w.Append("Logon NextExpectedMsgSeqNum(789) "u8); w.Number(e.B); w.Append(" is higher than our next MsgSeqNum "u8); w.Number(e.A); w.Append(", logging out"u8); break;
             case LogEvent.ResendForNextExpected: w.Append("Logon NextExpectedMsgSeqNum(789): resending "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
             case LogEvent.ResendExpectedFromLogon: w.Append("MsgSeqNum gap "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); w.Append(" will be resent by the counterparty (NextExpectedMsgSeqNum in our Logon)"u8); break;
+            case LogEvent.TlsHandshakeFailed: w.Append("TLS handshake failed: connection refused (address and reason on the detail line)"u8); break;
+            case LogEvent.TlsError: w.Append("TLS error: connection closed (address and reason on the detail line)"u8); break;
             default: w.Append("event "u8); w.Number((long)e.Event); break;
         }
 
@@ -338,6 +364,8 @@ public sealed class EngineLog : IDisposable
         Sessions.DisconnectReason.Shutdown => "engine shutdown"u8,
         Sessions.DisconnectReason.Application => "application request"u8,
         Sessions.DisconnectReason.EngineFault => "unexpected error in the engine thread (see the fault line)"u8,
+        Sessions.DisconnectReason.TlsHandshakeFailed => "TLS handshake failed"u8,
+        Sessions.DisconnectReason.TlsError => "TLS error"u8,
         _ => "unknown"u8,
     };
 

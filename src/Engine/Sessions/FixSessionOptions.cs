@@ -150,6 +150,9 @@ public sealed class FixSessionOptions
     /// <summary>How the connection buffers what it receives (setting SocketTransport).</summary>
     public SocketTransport SocketTransport { get; init; } = SocketTransport.Pipelines;
 
+    /// <summary>TLS settings (SSLEnable=Y and the SSL* keys); null for plaintext.</summary>
+    public Transport.Tls.TlsOptions? Tls { get; init; }
+
     /// <summary>Messages received ahead of a gap that are kept until the gap is filled (more are dropped and re-requested).</summary>
     public int InboundQueueCapacity { get; init; } = 64;
 
@@ -231,6 +234,7 @@ public sealed class FixSessionOptions
             MaxMessageSize = settings.GetInt(SettingKeys.MaxMessageSize),
             OutboundBufferBytes = (int)Math.Min(int.MaxValue / 2, (long)settings.GetInt(SettingKeys.OutboundQueueDepth) * 1024),
             SocketTransport = Enum.Parse<SocketTransport>(settings.GetChoice(SettingKeys.SocketTransport)),
+            Tls = Transport.Tls.TlsOptions.FromSettings(settings),
         };
     }
 

@@ -45,4 +45,10 @@ public enum DisconnectReason : byte
 
     /// <summary>An exception escaped the connection's work (an application callback that threw, a bug): logged, then closed.</summary>
     EngineFault,
+
+    /// <summary>The TLS handshake failed (a plaintext peer, a refused certificate, a timeout): logged with the address and reason.</summary>
+    TlsHandshakeFailed,
+
+    /// <summary>TLS refused a record after the handshake (corrupt, forged or truncated).</summary>
+    TlsError,
 }

@@ -3,6 +3,7 @@ using RapidFix.Engine.Codec;
 using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Transport.Tls;
 using RapidFix.Pools.Diagnostics;
 
 namespace RapidFix.Engine.Transport;
@@ -29,7 +30,7 @@ public enum SocketTransport : byte
 /// An acceptor's connection is bound to its session by the first message, which must be a Logon for a known
 /// session that is not already connected.
 /// </remarks>
-public abstract class FixSocketConnection : ISessionTransport
+public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
 {
     private const int TimerIntervalMicros = 50_000;
 
@@ -48,6 +49,10 @@ public abstract class FixSocketConnection : ISessionTransport
     private long _readTimestamp;
     private volatile bool _closed;
     private DisconnectReason _reason;
+    private TlsChannel? _tls;
+    private bool _sendingCiphertext;
+    private long _lastTimer;
+    private long _logonDeadline;
 
     /// <param name="socket">A connected socket; the connection owns it from now on.</param>
     /// <param name="session">The session (initiator), or null for an acceptor connection routed by its Logon.</param>
@@ -101,12 +106,30 @@ public abstract class FixSocketConnection : ISessionTransport
         _thread = new Thread(Run) { IsBackground = true, Name = "rapidfix-connection" };
     }
 
-    /// <summary>Creates a connection of the kind <paramref name="transport"/> names.</summary>
+    /// <summary>
+    /// Creates a connection of the kind <paramref name="transport"/> names; with <paramref name="tls"/>, one that
+    /// speaks TLS (the handshake runs first, on the connection's thread). <paramref name="host"/> is the host an
+    /// initiator connected to: the name the server's certificate must carry unless SSLServerName says otherwise.
+    /// </summary>
     public static FixSocketConnection Create(SocketTransport transport, Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router,
-        int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null) =>
-        transport == SocketTransport.Pipelines
+        int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null, TlsOptions? tls = null, string? host = null)
+    {
+        FixSocketConnection connection = transport == SocketTransport.Pipelines
             ? new PipeConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout)
             : new FixConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout);
+        if (tls is not null)
+        {
+            connection._tls = new TlsChannel(socket, connection, tls, server: router is not null, host, maxMessageSize);
+        }
+
+        return connection;
+    }
+
+    /// <summary>True when the connection speaks TLS.</summary>
+    public bool IsTls => _tls is not null;
+
+    /// <summary>The TLS protocol negotiated (None for plaintext, or before the handshake).</summary>
+    public System.Security.Authentication.SslProtocols TlsProtocol => _tls?.Protocol ?? System.Security.Authentication.SslProtocols.None;
 
     /// <summary>Which kind of connection this is.</summary>
     public abstract SocketTransport Transport { get; }
@@ -143,7 +166,8 @@ public abstract class FixSocketConnection : ISessionTransport
     /// <summary>Starts the connection's thread (and, for an initiator, the session's logon).</summary>
     public void Start()
     {
-        if (_session is not null && !_session.OnConnected(this))
+        // Over TLS nothing may be sent before the handshake: the connection's thread calls OnConnected after it.
+        if (_tls is null && _session is not null && !_session.OnConnected(this))
         {
             Close(DisconnectReason.AlreadyLoggedOn);
         }
@@ -156,6 +180,11 @@ public abstract class FixSocketConnection : ISessionTransport
 
     public bool Send(ReadOnlySpan<byte> message)
     {
+        if (_tls is not null && !_sendingCiphertext)
+        {
+            return SendTls(message);
+        }
+
         lock (_sendLock)
         {
             if (_closed)
@@ -197,6 +226,63 @@ public abstract class FixSocketConnection : ISessionTransport
         }
     }
 
+    /// <summary>Encrypts a message; the records come back through ITlsConnection.SendCiphertext to the plain path above.</summary>
+    private bool SendTls(ReadOnlySpan<byte> message)
+    {
+        lock (_sendLock)
+        {
+            if (_closed)
+            {
+                return false;
+            }
+
+            try
+            {
+                _tls!.Write(message);
+                return !_closed;
+            }
+            catch (IOException)
+            {
+                Close(DisconnectReason.TlsError);
+                return false;
+            }
+        }
+    }
+
+    bool ITlsConnection.SendCiphertext(ReadOnlySpan<byte> ciphertext)
+    {
+        // The send lock is re-entrant: held here both when a sender encrypts and when TLS answers the peer from a read.
+        lock (_sendLock)
+        {
+            bool nested = _sendingCiphertext;
+            _sendingCiphertext = true;
+            try
+            {
+                return Send(ciphertext);
+            }
+            finally
+            {
+                _sendingCiphertext = nested;
+            }
+        }
+    }
+
+    bool ITlsConnection.IsClosed => _closed;
+
+    bool ITlsConnection.HasOutbound => Volatile.Read(ref _pendingLength) > 0;
+
+    void ITlsConnection.FlushOutbound() => Flush();
+
+    void ITlsConnection.OnWaiting()
+    {
+        if (Volatile.Read(ref _pendingLength) > 0)
+        {
+            Flush();
+        }
+
+        RunTimer();
+    }
+
     public void Disconnect(DisconnectReason reason) => Close(reason);
 
     private protected void Close(DisconnectReason reason)
@@ -231,15 +317,19 @@ public abstract class FixSocketConnection : ISessionTransport
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void Run()
     {
-        long lastTimer = Time.EngineClock.Timestamp;
-        long timerTicks = System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros);
+        _lastTimer = Time.EngineClock.Timestamp;
 
         // An acceptor connection that has not been bound to a session by its Logon in time is dropped: a silent or
         // trickling client must not hold a socket, a thread and its buffers forever.
-        long logonDeadline = lastTimer + (long)(_logonTimeout.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
+        _logonDeadline = _lastTimer + (long)(_logonTimeout.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
         var threadStats = EngineThreads.Register();
         try
         {
+            if (_tls is not null && !StartTls())
+            {
+                return;
+            }
+
             while (!_closed)
             {
                 threadStats.RefreshAllocatedBytes();
@@ -249,7 +339,7 @@ public abstract class FixSocketConnection : ISessionTransport
                 }
 
                 int wait = Volatile.Read(ref _pendingLength) > 0 ? 1_000 : TimerIntervalMicros;
-                if (_socket.Poll(wait, SelectMode.SelectRead) && !_closed)
+                if ((_tls is not null && _tls.HasBuffered || _socket.Poll(wait, SelectMode.SelectRead)) && !_closed)
                 {
                     if (!Receive())
                     {
@@ -257,21 +347,7 @@ public abstract class FixSocketConnection : ISessionTransport
                     }
                 }
 
-                long now = Time.EngineClock.Timestamp;
-                if (now - lastTimer >= timerTicks)
-                {
-                    lastTimer = now;
-                    if (_session is not null)
-                    {
-                        _session.OnTimer();
-                    }
-                    else if (now >= logonDeadline)
-                    {
-                        _log.Write(LogLevel.Warning, LogEvent.LogonTimedOut, -1, (long)Math.Ceiling(_logonTimeout.TotalSeconds));
-                        Close(DisconnectReason.LogonTimeout);
-                    }
-                }
-
+                RunTimer();
                 Volatile.Write(ref _threadAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
             }
         }
@@ -294,6 +370,7 @@ public abstract class FixSocketConnection : ISessionTransport
             Close(_reason == DisconnectReason.None ? DisconnectReason.PeerClosed : _reason);
             try
             {
+                _tls?.Dispose();
                 OnClosed();
                 _session?.OnDisconnected(this, _reason);
             }
@@ -305,6 +382,59 @@ public abstract class FixSocketConnection : ISessionTransport
             _socket.Dispose();
         }
     }
+
+    /// <summary>The session's timer every 50 ms; before a Logon has bound the connection, its deadline.</summary>
+    private void RunTimer()
+    {
+        long now = Time.EngineClock.Timestamp;
+        if (now - _lastTimer < System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros))
+        {
+            return;
+        }
+
+        _lastTimer = now;
+        if (_session is not null)
+        {
+            _session.OnTimer();
+        }
+        else if (now >= _logonDeadline)
+        {
+            _log.Write(LogLevel.Warning, LogEvent.LogonTimedOut, -1, (long)Math.Ceiling(_logonTimeout.TotalSeconds));
+            Close(DisconnectReason.LogonTimeout);
+        }
+    }
+
+    /// <summary>
+    /// The TLS handshake, then (initiator) the session's connection: false when the peer was refused, which is
+    /// logged with its address and the reason (connection set-up: allocates).
+    /// </summary>
+    private bool StartTls()
+    {
+        string? refusal = _tls!.Handshake();
+        if (refusal is not null)
+        {
+            _log.WriteDetail(LogLevel.Warning, LogEvent.TlsHandshakeFailed, _session?.LogIndex ?? -1,
+                $"TLS handshake with {PeerAddress()} failed: {refusal}");
+            Close(DisconnectReason.TlsHandshakeFailed);
+            return false;
+        }
+
+        if (_session is not null && !_session.OnConnected(this))
+        {
+            Close(DisconnectReason.AlreadyLoggedOn);
+            return false;
+        }
+
+        return !_closed;
+    }
+
+    /// <summary>The peer's address for a log line (an IPv4 peer of a dual-mode socket as plain IPv4). Allocates.</summary>
+    private string PeerAddress() => RemoteEndPoint switch
+    {
+        System.Net.IPEndPoint { Address.IsIPv4MappedToIPv6: true } ip => new System.Net.IPEndPoint(ip.Address.MapToIPv4(), ip.Port).ToString(),
+        { } endPoint => endPoint.ToString() ?? "an unknown address",
+        null => "an unknown address",
+    };
 
     private void Flush()
     {
@@ -341,6 +471,11 @@ public abstract class FixSocketConnection : ISessionTransport
     /// </summary>
     private protected int ReadSocket(Span<byte> into)
     {
+        if (_tls is not null)
+        {
+            return ReadTls(into);
+        }
+
         int n = _socket.Receive(into, SocketFlags.None, out var error);
         if (error == SocketError.WouldBlock)
         {
@@ -350,6 +485,33 @@ public abstract class FixSocketConnection : ISessionTransport
         if (error != SocketError.Success || n == 0)
         {
             Close(error == SocketError.Success ? DisconnectReason.PeerClosed : DisconnectReason.SocketError);
+            return -1;
+        }
+
+        _readTimestamp = EngineLatency.Start();
+        return n;
+    }
+
+    /// <summary>One read of decrypted bytes (waiting, with the timer running, for the rest of a record that has begun).</summary>
+    private int ReadTls(Span<byte> into)
+    {
+        int n;
+        try
+        {
+            n = _tls!.Read(into);
+        }
+        catch (IOException e)
+        {
+            // A record TLS refuses (corrupt, forged, truncated): the connection cannot be trusted any further.
+            _log.WriteDetail(LogLevel.Error, LogEvent.TlsError, _session?.LogIndex ?? -1,
+                $"TLS error on the connection with {PeerAddress()}: {e.Message}");
+            Close(DisconnectReason.TlsError);
+            return -1;
+        }
+
+        if (n < 0)
+        {
+            Close(DisconnectReason.PeerClosed);
             return -1;
         }
 

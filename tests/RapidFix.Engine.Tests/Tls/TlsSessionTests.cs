@@ -1,0 +1,336 @@
+using System.Net.Sockets;
+using System.Security.Authentication;
+using System.Text;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Hosting;
+using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Tests.Sessions;
+using RapidFix.Engine.Transport;
+using RapidFix.Tests.Shared;
+
+namespace RapidFix.Engine.Tests.Tls;
+
+/// <summary>
+/// A RapidFix acceptor and initiator over TLS on loopback, with certificates made at run time: the session works
+/// end to end and allocates nothing once logged on; every peer TLS refuses (no client certificate, a certificate
+/// from another CA, the wrong server name, plaintext) is refused and logged with its address and the reason.
+/// </summary>
+[Collection(nameof(SessionEndToEnd))]
+public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixture<TlsCertificates>
+{
+    public static TheoryData<SocketTransport> Transports => new() { SocketTransport.Pipelines, SocketTransport.DedicatedThread };
+
+    private static string With(SocketTransport transport, string tls) => $"SocketTransport={transport}\n{tls}";
+
+    [Theory]
+    [MemberData(nameof(Transports))]
+    public void Logon_orders_executions_and_logout_run_over_tls(SocketTransport transport)
+    {
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport, certificates.Acceptor()));
+        var client = new OrderingApplication();
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port),
+            With(transport, certificates.Initiator("SSLServerName=localhost")));
+        var session = initiator.Sessions[0];
+        SessionHarness.WaitUntil(() => session.IsLoggedOn && acceptor.Sessions[0].IsLoggedOn, "logon over TLS");
+
+        var initiatorConnection = initiator.Initiators[0].Connection!;
+        var acceptorConnection = acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed);
+        Assert.True(initiatorConnection.IsTls);
+        Assert.True(acceptorConnection.IsTls);
+        Assert.True(acceptor.Acceptors[0].IsTls);
+        Assert.Contains(initiatorConnection.TlsProtocol, new[] { SslProtocols.Tls12, SslProtocols.Tls13 });
+
+        // Larger than one TLS record too: a message split over records must come out whole.
+        for (int i = 1; i <= 200; i++)
+        {
+            Assert.Equal(SendResult.Sent, client.SendOrder(session, i));
+        }
+
+        SessionHarness.WaitUntil(() => client.Executions == 200, "200 executions");
+        Assert.Equal(200, executor.Orders);
+        Assert.Equal(200, client.LastExecuted);
+
+        session.Logout();
+        SessionHarness.WaitUntil(() => !session.IsLoggedOn && !acceptor.Sessions[0].IsLoggedOn, "logout on both sides");
+    }
+
+    [Fact]
+    public void The_initiator_checks_the_server_against_the_host_it_connected_to_when_no_server_name_is_set()
+    {
+        // 127.0.0.1 is in the server certificate's names.
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor());
+        var client = new OrderingApplication();
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), certificates.Initiator());
+        SessionHarness.WaitUntil(() => initiator.Sessions[0].IsLoggedOn, "logon over TLS");
+    }
+
+    [Theory]
+    [MemberData(nameof(Transports))]
+    public void Steady_message_flow_over_tls_allocates_nothing_on_any_engine_thread(SocketTransport transport)
+    {
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport, certificates.Acceptor()));
+        var client = new OrderingApplication();
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port),
+            With(transport, certificates.Initiator("SSLServerName=localhost")));
+        var session = initiator.Sessions[0];
+        SessionHarness.WaitUntil(() => session.IsLoggedOn && acceptor.Sessions[0].IsLoggedOn, "logon over TLS");
+        var initiatorConnection = initiator.Initiators[0].Connection!;
+        var acceptorConnection = acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed);
+        Assert.True(initiatorConnection.IsTls && acceptorConnection.IsTls);
+
+        long next = 1;
+        void RoundTrips(int count)
+        {
+            for (int batch = 0; batch < count / 100; batch++)
+            {
+                for (int i = 0; i < 100; i++)
+                {
+                    client.SendOrder(session, next++);
+                }
+
+                long target = next - 1;
+                var spin = new SpinWait();
+                while (client.Executions < target)
+                {
+                    spin.SpinOnce(sleep1Threshold: -1);
+                }
+            }
+        }
+
+        RoundTrips(5_000);
+        Thread.Sleep(300);
+        RoundTrips(5_000);
+        Thread.Sleep(300);
+
+        long senderBytes = 0, initiatorBytes = 0, acceptorBytes = 0;
+        var window = Allocations.WindowOnOtherThreads(() =>
+        {
+            long initiatorThread = initiatorConnection.ThreadAllocatedBytes;
+            long acceptorThread = acceptorConnection.ThreadAllocatedBytes;
+            long sender = GC.GetAllocatedBytesForCurrentThread();
+
+            RoundTrips(20_000);
+            Thread.Sleep(200); // let both connection threads pass their sampling point again
+
+            senderBytes = GC.GetAllocatedBytesForCurrentThread() - sender;
+            initiatorBytes = initiatorConnection.ThreadAllocatedBytes - initiatorThread;
+            acceptorBytes = acceptorConnection.ThreadAllocatedBytes - acceptorThread;
+            return senderBytes + initiatorBytes + acceptorBytes;
+        });
+
+        string context = $"window {window.Window}, {window.Collections} collections and {window.MethodsJitted} methods compiled during it";
+        Assert.True(senderBytes == 0, $"sender thread (encrypting) allocated {senderBytes} bytes ({context})");
+        Assert.True(initiatorBytes == 0, $"initiator connection thread allocated {initiatorBytes} bytes ({context})");
+        Assert.True(acceptorBytes == 0, $"acceptor connection thread allocated {acceptorBytes} bytes ({context})");
+        Assert.Equal(next - 1, executor.Orders);
+    }
+
+    [Fact]
+    public void A_plaintext_client_is_refused_by_a_tls_acceptor_and_logged_with_its_address_and_the_reason()
+    {
+        var log = new CapturedLog();
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor(), log: log.Log);
+        int port = acceptor.Acceptors[0].LocalEndPoint.Port;
+
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        socket.Connect(System.Net.IPAddress.Loopback, port);
+        string local = socket.LocalEndPoint!.ToString()!;
+        socket.Send(SessionHarness.RawLogon(1, "CLIENT", "EXEC"));
+
+        Assert.True(SessionHarness.ClosedByServer(socket, TimeSpan.FromSeconds(15)), "the acceptor kept a plaintext connection open");
+        Assert.False(acceptor.Sessions[0].IsLoggedOn);
+        Assert.Equal(0, executor.Logons);
+        SessionHarness.WaitUntil(() => log.Text.Contains($"TLS handshake with {local} failed"), "the refusal in the log");
+        string line = log.Text.Split('\n').First(l => l.Contains($"TLS handshake with {local} failed"));
+        Assert.Contains("WARN", line);
+        Assert.True(line.Length > $"TLS handshake with {local} failed: ".Length + 40, $"no reason given: {line}");
+    }
+
+    [Fact]
+    public void A_client_without_a_certificate_is_refused_when_one_is_required()
+    {
+        var log = new CapturedLog();
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor(), log: log.Log);
+        var client = new OrderingApplication();
+        string noClientCertificate = $"""
+            SSLEnable=Y
+            SSLCACertificate={certificates.CaFile}
+            SSLCheckCertificateRevocation=N
+            SSLServerName=localhost
+            """;
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), noClientCertificate);
+
+        SessionHarness.WaitUntil(() => log.Text.Contains("the peer presented no certificate"), "the refusal in the log");
+        Assert.Contains("TLS handshake with 127.0.0.1:", log.Text);
+        Thread.Sleep(500);
+        Assert.False(initiator.Sessions[0].IsLoggedOn);
+        Assert.Equal(0, executor.Logons);
+    }
+
+    [Fact]
+    public void A_client_without_a_certificate_is_served_when_none_is_required()
+    {
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor("SSLRequireClientCertificate=N"));
+        var client = new OrderingApplication();
+        string noClientCertificate = $"""
+            SSLEnable=Y
+            SSLCACertificate={certificates.CaFile}
+            SSLCheckCertificateRevocation=N
+            SSLServerName=localhost
+            """;
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), noClientCertificate);
+        SessionHarness.WaitUntil(() => initiator.Sessions[0].IsLoggedOn, "logon over TLS without a client certificate");
+        Assert.True(initiator.Initiators[0].Connection!.IsTls);
+    }
+
+    [Fact]
+    public void A_client_certificate_from_another_ca_is_refused()
+    {
+        var log = new CapturedLog();
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor(), log: log.Log);
+        var client = new OrderingApplication();
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port),
+            certificates.Initiator("SSLServerName=localhost", clientPfx: certificates.OtherClientPfx));
+
+        SessionHarness.WaitUntil(() => log.Text.Contains("certificate (CN=client) was refused"), "the refusal in the log");
+        Assert.Contains("RemoteCertificateChainErrors", log.Text);
+        Thread.Sleep(500);
+        Assert.False(initiator.Sessions[0].IsLoggedOn);
+        Assert.Equal(0, executor.Logons);
+    }
+
+    [Fact]
+    public void A_server_certificate_from_another_ca_is_refused_by_the_initiator()
+    {
+        var log = new CapturedLog();
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor());
+        var client = new OrderingApplication();
+        using var initiator = InitiatorWithLog(client, acceptor, certificates.Initiator("SSLServerName=localhost", caFile: certificates.OtherCaFile), log);
+
+        SessionHarness.WaitUntil(() => log.Text.Contains("certificate (CN=localhost) was refused"), "the refusal in the initiator's log");
+        Assert.True(log.Text.Contains($"TLS handshake with 127.0.0.1:{acceptor.Acceptors[0].LocalEndPoint.Port} failed"), log.Text);
+        Thread.Sleep(500);
+        Assert.False(initiator.Sessions[0].IsLoggedOn);
+        Assert.Equal(0, executor.Logons);
+    }
+
+    [Fact]
+    public void A_server_certificate_for_another_name_is_refused_by_the_initiator()
+    {
+        var log = new CapturedLog();
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor());
+        var client = new OrderingApplication();
+        using var initiator = InitiatorWithLog(client, acceptor, certificates.Initiator("SSLServerName=fix.example.com"), log);
+
+        SessionHarness.WaitUntil(() => log.Text.Contains("does not name 'fix.example.com'"), "the refusal in the initiator's log");
+        Thread.Sleep(500);
+        Assert.False(initiator.Sessions[0].IsLoggedOn);
+        Assert.Equal(0, executor.Logons);
+    }
+
+    [Fact]
+    public void A_plaintext_initiator_never_reaches_a_tls_acceptor_session()
+    {
+        var log = new CapturedLog();
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor(), log: log.Log);
+        var client = new OrderingApplication();
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port));
+
+        SessionHarness.WaitUntil(() => log.Text.Contains("TLS handshake with 127.0.0.1:"), "the refusal in the log");
+        Thread.Sleep(500);
+        Assert.False(initiator.Sessions[0].IsLoggedOn);
+        Assert.Equal(0, executor.Logons);
+    }
+
+    private static FixEngine InitiatorWithLog(IFixApplication application, FixEngine acceptor, string extra, CapturedLog log)
+    {
+        var settings = SettingsFile.Parse($"""
+            [DEFAULT]
+            ConnectionType=initiator
+            {SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port)}
+            ReconnectInterval=1
+            HeartBtInt=30
+            StartTime=00:00:00
+            EndTime=00:00:00
+            StoreType=express
+            {extra}
+            [SESSION]
+            BeginString=FIX.4.4
+            SenderCompID=CLIENT
+            TargetCompID=EXEC
+            """, "initiator.cfg");
+        var engine = FixEngine.Create(settings, _ => application, log.Log);
+        engine.Start();
+        return engine;
+    }
+}
+
+/// <summary>An engine log whose text the test can read while the engine runs.</summary>
+internal sealed class CapturedLog
+{
+    private readonly LockedText _stream = new();
+
+    public CapturedLog()
+    {
+        Log = new EngineLog(_stream, 4096, LogLevel.Debug);
+    }
+
+    public EngineLog Log { get; }
+
+    public string Text => _stream.Text;
+
+    private sealed class LockedText : Stream
+    {
+        private readonly StringBuilder _text = new();
+
+        public string Text
+        {
+            get
+            {
+                lock (_text)
+                {
+                    return _text.ToString();
+                }
+            }
+        }
+
+        public override bool CanRead => false;
+
+        public override bool CanSeek => false;
+
+        public override bool CanWrite => true;
+
+        public override long Length => 0;
+
+        public override long Position { get => 0; set { } }
+
+        public override void Flush()
+        {
+        }
+
+        public override int Read(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+
+        public override long Seek(long offset, SeekOrigin origin) => throw new NotSupportedException();
+
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count)
+        {
+            lock (_text)
+            {
+                _text.Append(Encoding.UTF8.GetString(buffer, offset, count));
+            }
+        }
+    }
+}
