@@ -21,7 +21,8 @@ public sealed class TlsCertificates : IDisposable
         File.WriteAllText(CaFile, ca.ExportCertificatePem());
         File.WriteAllText(OtherCaFile, otherCa.ExportCertificatePem());
         Write(Issue(ca, "localhost", server: true), ServerPfx);
-        Write(Issue(ca, "client", server: false), ClientPfx);
+        ClientCertificate = Issue(ca, "client", server: false);
+        File.WriteAllBytes(ClientPfx, ClientCertificate.Export(X509ContentType.Pfx, Password));
         Write(Issue(otherCa, "localhost", server: true), OtherServerPfx);
         Write(Issue(otherCa, "client", server: false), OtherClientPfx);
 
@@ -30,6 +31,9 @@ public sealed class TlsCertificates : IDisposable
         using var key = pem.GetECDsaPrivateKey()!;
         File.WriteAllText(ServerKeyPem, key.ExportPkcs8PrivateKeyPem());
     }
+
+    /// <summary>The client certificate of <see cref="ClientPfx"/>, with its key, for hand-made TLS clients.</summary>
+    public X509Certificate2 ClientCertificate { get; }
 
     public string Folder { get; } = Path.Combine(Path.GetTempPath(), "rapidfix-tls-" + Guid.NewGuid().ToString("N"));
 
@@ -71,6 +75,7 @@ public sealed class TlsCertificates : IDisposable
 
     public void Dispose()
     {
+        ClientCertificate.Dispose();
         if (Directory.Exists(Folder))
         {
             Directory.Delete(Folder, recursive: true);

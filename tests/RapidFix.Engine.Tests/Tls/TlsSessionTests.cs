@@ -67,20 +67,28 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
         SessionHarness.WaitUntil(() => initiator.Sessions[0].IsLoggedOn, "logon over TLS");
     }
 
+    public static TheoryData<SocketTransport, string> TransportsAndProtocols => new()
+    {
+        { SocketTransport.Pipelines, "Tls13" },
+        { SocketTransport.DedicatedThread, "Tls13" },
+        { SocketTransport.Pipelines, "Tls12" },
+    };
+
     [Theory]
-    [MemberData(nameof(Transports))]
-    public void Steady_message_flow_over_tls_allocates_nothing_on_any_engine_thread(SocketTransport transport)
+    [MemberData(nameof(TransportsAndProtocols))]
+    public void Steady_message_flow_over_tls_allocates_nothing_on_any_engine_thread(SocketTransport transport, string protocol)
     {
         var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport, certificates.Acceptor()));
+        using var acceptor = SessionHarness.Acceptor(executor, extra: With(transport, certificates.Acceptor($"SSLProtocols={protocol}")));
         var client = new OrderingApplication();
         using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port),
-            With(transport, certificates.Initiator("SSLServerName=localhost")));
+            With(transport, certificates.Initiator($"SSLServerName=localhost\nSSLProtocols={protocol}")));
         var session = initiator.Sessions[0];
         SessionHarness.WaitUntil(() => session.IsLoggedOn && acceptor.Sessions[0].IsLoggedOn, "logon over TLS");
         var initiatorConnection = initiator.Initiators[0].Connection!;
         var acceptorConnection = acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed);
         Assert.True(initiatorConnection.IsTls && acceptorConnection.IsTls);
+        Assert.Equal(Enum.Parse<SslProtocols>(protocol), initiatorConnection.TlsProtocol);
 
         long next = 1;
         void RoundTrips(int count)
@@ -149,6 +157,43 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
         string line = log.Text.Split('\n').First(l => l.Contains($"TLS handshake with {local} failed"));
         Assert.Contains("WARN", line);
         Assert.True(line.Length > $"TLS handshake with {local} failed: ".Length + 40, $"no reason given: {line}");
+    }
+
+    [Fact]
+    public void A_client_that_never_completes_the_handshake_is_dropped_at_the_handshake_timeout()
+    {
+        var log = new CapturedLog();
+        using var acceptor = SessionHarness.Acceptor(new ExecutingApplication(), extra: certificates.Acceptor("LogonTimeout=1"), log: log.Log);
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        socket.Connect(System.Net.IPAddress.Loopback, acceptor.Acceptors[0].LocalEndPoint.Port);
+
+        Assert.True(SessionHarness.ClosedByServer(socket, TimeSpan.FromSeconds(15)), "a silent client kept its connection");
+        SessionHarness.WaitUntil(() => log.Text.Contains("did not complete in time"), "the timeout in the log");
+    }
+
+    [Fact]
+    public void A_client_that_stalls_in_the_middle_of_a_tls_record_is_still_dropped_by_the_connection_timer()
+    {
+        // After a good handshake the client sends the start of a record and nothing more: the connection thread
+        // waits for the rest inside the TLS read, and must still run its timer (here the unrouted connection's
+        // LogonTimeout), not hang until the peer sends again.
+        using var acceptor = SessionHarness.Acceptor(new ExecutingApplication(), extra: certificates.Acceptor("LogonTimeout=2"));
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp);
+        socket.Connect(System.Net.IPAddress.Loopback, acceptor.Acceptors[0].LocalEndPoint.Port);
+        using var network = new NetworkStream(socket, ownsSocket: false);
+        using var ssl = new System.Net.Security.SslStream(network, leaveInnerStreamOpen: true, (_, _, _, _) => true);
+        ssl.AuthenticateAsClient(new System.Net.Security.SslClientAuthenticationOptions
+        {
+            TargetHost = "localhost",
+            ClientCertificates = [certificates.ClientCertificate],
+            EnabledSslProtocols = SslProtocols.Tls13,
+        });
+
+        var started = DateTime.UtcNow;
+        socket.Send([23, 3, 3, 0x01, 0x00, 1, 2, 3]); // application data, 256 bytes announced, 3 sent
+        Assert.True(SessionHarness.ClosedByServer(socket, TimeSpan.FromSeconds(20)), "a connection stalled mid-record was never dropped");
+        Assert.True(DateTime.UtcNow - started >= TimeSpan.FromSeconds(0.5), "dropped before its LogonTimeout");
+        Assert.Equal(0, acceptor.Sessions[0].IsLoggedOn ? 1 : 0);
     }
 
     [Fact]
