@@ -24,6 +24,7 @@ public sealed class CrashCampaignTests(ITestOutputHelper output) : IDisposable
 {
     private readonly string _folder = Path.Combine(Path.GetTempPath(), "rapidfix-campaign-" + Guid.NewGuid().ToString("N"));
     private readonly Dictionary<string, Process> _children = [];
+    private readonly List<EventTail> _tails = [];
 
     public void Dispose()
     {
@@ -50,6 +51,7 @@ public sealed class CrashCampaignTests(ITestOutputHelper output) : IDisposable
         int port = SessionHarness.FreePort();
         var acceptor = new EventTail(Path.Combine(_folder, "acceptor.events"));
         var initiator = new EventTail(Path.Combine(_folder, "initiator.events"));
+        _tails.AddRange([acceptor, initiator]);
         Start("acceptor", port);
         Start("initiator", port);
 
@@ -177,7 +179,8 @@ public sealed class CrashCampaignTests(ITestOutputHelper output) : IDisposable
                     return; // the assertions that follow say what is missing
                 }
 
-                Assert.Fail($"timed out waiting for {what} ({replay})");
+                string logouts = string.Join(" | ", _tails.SelectMany(t => t.LogoutTexts).TakeLast(6));
+                Assert.Fail($"timed out waiting for {what}; last Logout texts: {(logouts.Length == 0 ? "none" : logouts)} ({replay})");
             }
 
             Thread.Sleep(50);
