@@ -14,8 +14,8 @@ namespace RapidFix.Engine.Transport.Tls;
 /// caller (the connection's send lock): SslStream allows one read and one write at a time. Plaintext is read into
 /// a buffer of a whole record's size, so SslStream never keeps decrypted bytes back; what does not fit the
 /// caller's span stays here, and <see cref="HasBuffered"/> tells the connection to read again without polling.
-/// Sends are copied into a pre-allocated array first, because SslStream's array overloads are the ones it
-/// implements itself (the span overloads of <see cref="Stream"/> rent and copy).
+/// Sends are copied into a pre-allocated array first: the array overloads are the ones measured allocation-free
+/// (Stream's default span overloads rent and copy where a stream does not override them).
 /// </remarks>
 internal sealed class TlsChannel : IDisposable
 {
