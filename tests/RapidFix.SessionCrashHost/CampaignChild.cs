@@ -107,13 +107,7 @@ internal static class CampaignChild
             {
                 string id = NextId();
                 var body = new FixBodyWriter(_body);
-                body.Add(Tags.ClOrdID, Encoding.ASCII.GetBytes(id));
-                body.AddChar(21, (byte)'1');
-                body.Add(Tags.Symbol, "MSFT"u8);
-                body.AddChar(Tags.Side, (byte)'1');
-                body.AddTimestamp(Tags.TransactTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
-                body.Add(Tags.OrderQty, 100L);
-                body.AddChar(Tags.OrdType, (byte)'1');
+                RapidFix.Tests.Shared.FixSampleEncoding.WriteMarketOrder(ref body, Encoding.ASCII.GetBytes(id));
                 Sent(session.Send("D"u8, body.Written), id);
             }
         }

@@ -241,7 +241,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
                 _tls!.Write(message);
                 return !_closed;
             }
-            catch (IOException)
+            catch (Exception e) when (e is IOException or ObjectDisposedException)
             {
                 Close(DisconnectReason.TlsError);
                 return false;
@@ -370,7 +370,15 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             Close(_reason == DisconnectReason.None ? DisconnectReason.PeerClosed : _reason);
             try
             {
-                _tls?.Dispose();
+                if (_tls is not null)
+                {
+                    // Under the send lock: a sender must never find the stream disposed in the middle of a write.
+                    lock (_sendLock)
+                    {
+                        _tls.Dispose();
+                    }
+                }
+
                 OnClosed();
                 _session?.OnDisconnected(this, _reason);
             }

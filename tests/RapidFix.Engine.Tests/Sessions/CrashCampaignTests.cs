@@ -115,32 +115,8 @@ public sealed class CrashCampaignTests(ITestOutputHelper output) : IDisposable
     private static List<string> Reused(EventTail receiver) =>
         receiver.Conflicts.Select(c => $"{c.Seq}: {c.First} then {c.Second}").ToList();
 
-    private void Start(string role, int port)
-    {
-        string host = Path.Combine(AppContext.BaseDirectory, "RapidFix.SessionCrashHost.dll");
-        Assert.True(File.Exists(host), $"crash host not built: {host}");
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (var argument in new[] { "exec", host, "campaign", role, port.ToString(CultureInfo.InvariantCulture), _folder })
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        var process = Process.Start(start)!;
-        var ready = process.StandardOutput.ReadLine();
-        if (ready != "READY")
-        {
-            string error = process.StandardError.ReadToEnd();
-            Stop(process);
-            Assert.Fail($"the {role} did not start: {ready} {error}");
-        }
-
-        _children[role] = process;
-    }
+    private void Start(string role, int port) =>
+        _children[role] = CrashHost.Start("campaign", role, port.ToString(CultureInfo.InvariantCulture), _folder);
 
     private static void Stop(Process process)
     {

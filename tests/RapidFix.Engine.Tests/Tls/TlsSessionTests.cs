@@ -1,9 +1,7 @@
 using System.Net.Sockets;
 using System.Security.Authentication;
 using System.Text;
-using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Diagnostics;
-using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Sessions;
 using RapidFix.Engine.Tests.Sessions;
 using RapidFix.Engine.Transport;
@@ -90,51 +88,7 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
         Assert.True(initiatorConnection.IsTls && acceptorConnection.IsTls);
         Assert.Equal(Enum.Parse<SslProtocols>(protocol), initiatorConnection.TlsProtocol);
 
-        long next = 1;
-        void RoundTrips(int count)
-        {
-            for (int batch = 0; batch < count / 100; batch++)
-            {
-                for (int i = 0; i < 100; i++)
-                {
-                    client.SendOrder(session, next++);
-                }
-
-                long target = next - 1;
-                var spin = new SpinWait();
-                while (client.Executions < target)
-                {
-                    spin.SpinOnce(sleep1Threshold: -1);
-                }
-            }
-        }
-
-        RoundTrips(5_000);
-        Thread.Sleep(300);
-        RoundTrips(5_000);
-        Thread.Sleep(300);
-
-        long senderBytes = 0, initiatorBytes = 0, acceptorBytes = 0;
-        var window = Allocations.WindowOnOtherThreads(() =>
-        {
-            long initiatorThread = initiatorConnection.ThreadAllocatedBytes;
-            long acceptorThread = acceptorConnection.ThreadAllocatedBytes;
-            long sender = GC.GetAllocatedBytesForCurrentThread();
-
-            RoundTrips(20_000);
-            Thread.Sleep(200); // let both connection threads pass their sampling point again
-
-            senderBytes = GC.GetAllocatedBytesForCurrentThread() - sender;
-            initiatorBytes = initiatorConnection.ThreadAllocatedBytes - initiatorThread;
-            acceptorBytes = acceptorConnection.ThreadAllocatedBytes - acceptorThread;
-            return senderBytes + initiatorBytes + acceptorBytes;
-        });
-
-        string context = $"window {window.Window}, {window.Collections} collections and {window.MethodsJitted} methods compiled during it";
-        Assert.True(senderBytes == 0, $"sender thread (encrypting) allocated {senderBytes} bytes ({context})");
-        Assert.True(initiatorBytes == 0, $"initiator connection thread allocated {initiatorBytes} bytes ({context})");
-        Assert.True(acceptorBytes == 0, $"acceptor connection thread allocated {acceptorBytes} bytes ({context})");
-        Assert.Equal(next - 1, executor.Orders);
+        SteadyState.AssertRoundTripsAllocateNothing(client, session, executor, initiatorConnection, () => acceptorConnection.ThreadAllocatedBytes);
     }
 
     [Fact]
@@ -199,23 +153,8 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
     [Fact]
     public void A_client_without_a_certificate_is_refused_when_one_is_required()
     {
-        var log = new CapturedLog();
-        var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor(), log: log.Log);
-        var client = new OrderingApplication();
-        string noClientCertificate = $"""
-            SSLEnable=Y
-            SSLCACertificate={certificates.CaFile}
-            SSLCheckCertificateRevocation=N
-            SSLServerName=localhost
-            """;
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), noClientCertificate);
-
-        SessionHarness.WaitUntil(() => log.Text.Contains("the peer presented no certificate"), "the refusal in the log");
-        Assert.Contains("TLS handshake with 127.0.0.1:", log.Text);
-        Thread.Sleep(500);
-        Assert.False(initiator.Sessions[0].IsLoggedOn);
-        Assert.Equal(0, executor.Logons);
+        string log = Refused(certificates.Acceptor(), NoClientCertificate, "the peer presented no certificate");
+        Assert.Contains("TLS handshake with 127.0.0.1:", log);
     }
 
     [Fact]
@@ -224,13 +163,7 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
         var executor = new ExecutingApplication();
         using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor("SSLRequireClientCertificate=N"));
         var client = new OrderingApplication();
-        string noClientCertificate = $"""
-            SSLEnable=Y
-            SSLCACertificate={certificates.CaFile}
-            SSLCheckCertificateRevocation=N
-            SSLServerName=localhost
-            """;
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), noClientCertificate);
+        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port), NoClientCertificate);
         SessionHarness.WaitUntil(() => initiator.Sessions[0].IsLoggedOn, "logon over TLS without a client certificate");
         Assert.True(initiator.Initiators[0].Connection!.IsTls);
     }
@@ -238,86 +171,57 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
     [Fact]
     public void A_client_certificate_from_another_ca_is_refused()
     {
-        var log = new CapturedLog();
-        var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor(), log: log.Log);
-        var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port),
-            certificates.Initiator("SSLServerName=localhost", clientPfx: certificates.OtherClientPfx));
-
-        SessionHarness.WaitUntil(() => log.Text.Contains("certificate (CN=client) was refused"), "the refusal in the log");
-        Assert.Contains("RemoteCertificateChainErrors", log.Text);
-        Thread.Sleep(500);
-        Assert.False(initiator.Sessions[0].IsLoggedOn);
-        Assert.Equal(0, executor.Logons);
+        string log = Refused(certificates.Acceptor(), certificates.Initiator("SSLServerName=localhost", clientPfx: certificates.OtherClientPfx),
+            "certificate (CN=client) was refused");
+        Assert.Contains("RemoteCertificateChainErrors", log);
     }
 
     [Fact]
     public void A_server_certificate_from_another_ca_is_refused_by_the_initiator()
     {
-        var log = new CapturedLog();
-        var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor());
-        var client = new OrderingApplication();
-        using var initiator = InitiatorWithLog(client, acceptor, certificates.Initiator("SSLServerName=localhost", caFile: certificates.OtherCaFile), log);
-
-        SessionHarness.WaitUntil(() => log.Text.Contains("certificate (CN=localhost) was refused"), "the refusal in the initiator's log");
-        Assert.True(log.Text.Contains($"TLS handshake with 127.0.0.1:{acceptor.Acceptors[0].LocalEndPoint.Port} failed"), log.Text);
-        Thread.Sleep(500);
-        Assert.False(initiator.Sessions[0].IsLoggedOn);
-        Assert.Equal(0, executor.Logons);
+        Refused(certificates.Acceptor(), certificates.Initiator("SSLServerName=localhost", caFile: certificates.OtherCaFile),
+            "certificate (CN=localhost) was refused", initiatorLogs: true);
     }
 
     [Fact]
     public void A_server_certificate_for_another_name_is_refused_by_the_initiator()
     {
-        var log = new CapturedLog();
-        var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor());
-        var client = new OrderingApplication();
-        using var initiator = InitiatorWithLog(client, acceptor, certificates.Initiator("SSLServerName=fix.example.com"), log);
-
-        SessionHarness.WaitUntil(() => log.Text.Contains("does not name 'fix.example.com'"), "the refusal in the initiator's log");
-        Thread.Sleep(500);
-        Assert.False(initiator.Sessions[0].IsLoggedOn);
-        Assert.Equal(0, executor.Logons);
+        Refused(certificates.Acceptor(), certificates.Initiator("SSLServerName=fix.example.com"), "does not name 'fix.example.com'", initiatorLogs: true);
     }
 
     [Fact]
     public void A_plaintext_initiator_never_reaches_a_tls_acceptor_session()
     {
-        var log = new CapturedLog();
-        var executor = new ExecutingApplication();
-        using var acceptor = SessionHarness.Acceptor(executor, extra: certificates.Acceptor(), log: log.Log);
-        var client = new OrderingApplication();
-        using var initiator = SessionHarness.Initiator(client, SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port));
-
-        SessionHarness.WaitUntil(() => log.Text.Contains("TLS handshake with 127.0.0.1:"), "the refusal in the log");
-        Thread.Sleep(500);
-        Assert.False(initiator.Sessions[0].IsLoggedOn);
-        Assert.Equal(0, executor.Logons);
+        Refused(certificates.Acceptor(), "", "TLS handshake with 127.0.0.1:");
     }
 
-    private static FixEngine InitiatorWithLog(IFixApplication application, FixEngine acceptor, string extra, CapturedLog log)
+    /// <summary>An initiator that trusts our CA and names the server, but has no certificate of its own.</summary>
+    private string NoClientCertificate => $"""
+        SSLEnable=Y
+        SSLCACertificate={certificates.CaFile}
+        SSLCheckCertificateRevocation=N
+        SSLServerName=localhost
+        """;
+
+    /// <summary>
+    /// An acceptor and an initiator TLS must keep apart: the refusal, with the peer's address, appears in the log of
+    /// the side that refuses, and no session logs on. Returns that log.
+    /// </summary>
+    private static string Refused(string acceptorTls, string initiatorTls, string expected, bool initiatorLogs = false)
     {
-        var settings = SettingsFile.Parse($"""
-            [DEFAULT]
-            ConnectionType=initiator
-            {SessionHarness.Endpoint(acceptor.Acceptors[0].LocalEndPoint.Port)}
-            ReconnectInterval=1
-            HeartBtInt=30
-            StartTime=00:00:00
-            EndTime=00:00:00
-            StoreType=express
-            {extra}
-            [SESSION]
-            BeginString=FIX.4.4
-            SenderCompID=CLIENT
-            TargetCompID=EXEC
-            """, "initiator.cfg");
-        var engine = FixEngine.Create(settings, _ => application, log.Log);
-        engine.Start();
-        return engine;
+        var log = new CapturedLog();
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: acceptorTls, log: initiatorLogs ? null : log.Log);
+        int port = acceptor.Acceptors[0].LocalEndPoint.Port;
+        using var initiator = SessionHarness.Initiator(new OrderingApplication(), SessionHarness.Endpoint(port), initiatorTls, initiatorLogs ? log.Log : null);
+
+        SessionHarness.WaitUntil(() => log.Text.Contains(expected), $"'{expected}' in the log");
+        Assert.Contains(initiatorLogs ? $"TLS handshake with 127.0.0.1:{port} failed" : "TLS handshake with 127.0.0.1:", log.Text);
+        Thread.Sleep(500);
+        Assert.False(initiator.Sessions[0].IsLoggedOn);
+        Assert.False(acceptor.Sessions[0].IsLoggedOn);
+        Assert.Equal(0, executor.Logons);
+        return log.Text;
     }
 }
 
