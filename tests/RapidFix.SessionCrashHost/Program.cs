@@ -7,6 +7,13 @@ using RapidFix.Tests.Shared;
 
 // Usage: RapidFix.SessionCrashHost <port> <journal folder>
 // Prints "READY" once listening, then executes orders until the process is killed.
+// Or: RapidFix.SessionCrashHost campaign acceptor|initiator <port> <folder>: one side of the kill -9 campaign.
+if (args.Length > 0 && args[0] == "campaign")
+{
+    CampaignChild.Run(args[1..]);
+    return;
+}
+
 int port = int.Parse(args[0], System.Globalization.CultureInfo.InvariantCulture);
 string journal = args[1];
 var settings = SettingsFile.Parse($"""

@@ -25,16 +25,20 @@ public interface IRoundTrip : IDisposable
 /// <summary>RapidFix initiator and acceptor in this process, express stores, validation on, both on one transport.</summary>
 public sealed class RapidFixRoundTrip : IRoundTrip
 {
-    private readonly SocketTransport _transport;
+    private readonly string _name;
     private readonly FixEngine _acceptor;
     private readonly FixEngine _initiator;
     private readonly FixSession _session;
     private readonly Client _client = new();
     private long _next;
 
-    public RapidFixRoundTrip(SocketTransport transport = SocketTransport.Pipelines)
+    /// <param name="transport">The connection kind on both ends.</param>
+    /// <param name="acceptorExtra">More [DEFAULT] lines for the acceptor (TLS, for instance).</param>
+    /// <param name="initiatorExtra">More [DEFAULT] lines for the initiator.</param>
+    /// <param name="variant">What the extra settings make of it, for the engine's name.</param>
+    public RapidFixRoundTrip(SocketTransport transport = SocketTransport.Pipelines, string acceptorExtra = "", string initiatorExtra = "", string? variant = null)
     {
-        _transport = transport;
+        _name = variant is null ? $"RapidFix, {transport}" : $"RapidFix, {transport}, {variant}";
         var acceptorSettings = SettingsFile.Parse($"""
             [DEFAULT]
             ConnectionType=acceptor
@@ -44,6 +48,7 @@ public sealed class RapidFixRoundTrip : IRoundTrip
             EndTime=00:00:00
             StoreType=express
             SocketTransport={transport}
+            {acceptorExtra}
             [SESSION]
             BeginString=FIX.4.4
             SenderCompID=EXEC
@@ -62,6 +67,7 @@ public sealed class RapidFixRoundTrip : IRoundTrip
             EndTime=00:00:00
             StoreType=express
             SocketTransport={transport}
+            {initiatorExtra}
             [SESSION]
             BeginString=FIX.4.4
             SenderCompID=CLIENT
@@ -82,7 +88,7 @@ public sealed class RapidFixRoundTrip : IRoundTrip
         }
     }
 
-    public string Name => $"RapidFix, {_transport}";
+    public string Name => _name;
 
     public void RoundTrip()
     {

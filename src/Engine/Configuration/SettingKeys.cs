@@ -38,6 +38,19 @@ public static class SettingKeys
     public const string SocketSendTimeout = "SocketSendTimeout";
     public const string SocketReceiveTimeout = "SocketReceiveTimeout";
 
+    // TLS (QuickFIX/n's SSL* keys, and RapidFix's SSLCertificatePasswordVariable and SSLPrivateKey).
+    public const string SslEnable = "SSLEnable";
+    public const string SslServerName = "SSLServerName";
+    public const string SslProtocols = "SSLProtocols";
+    public const string SslValidateCertificates = "SSLValidateCertificates";
+    public const string SslCheckCertificateRevocation = "SSLCheckCertificateRevocation";
+    public const string SslCertificate = "SSLCertificate";
+    public const string SslCertificatePassword = "SSLCertificatePassword";
+    public const string SslCertificatePasswordVariable = "SSLCertificatePasswordVariable";
+    public const string SslPrivateKey = "SSLPrivateKey";
+    public const string SslRequireClientCertificate = "SSLRequireClientCertificate";
+    public const string SslCaCertificate = "SSLCACertificate";
+
     // Session protocol behaviour.
     public const string HeartBtInt = "HeartBtInt";
     public const string ResetOnLogon = "ResetOnLogon";

@@ -158,15 +158,19 @@ public static class SettingsCatalogue
             D(SocketSendTimeout, "Socket send timeout in milliseconds (0 for none).", "0", Millisecond, 0, MaxInt),
             D(SocketReceiveTimeout, "Socket receive timeout in milliseconds (0 for none).", "0", Millisecond, 0, MaxInt),
             unsupported(B("SocketIgnoreProxy", "QuickFIX/n: bypass the system proxy.", "N")),
-            unsupported(B("SSLEnable", "QuickFIX/n: TLS. RapidFix does not terminate TLS.", "N")),
-            unsupported(S("SSLServerName", "QuickFIX/n: TLS server name.")),
-            unsupported(S("SSLProtocols", "QuickFIX/n: TLS protocol versions.")),
-            unsupported(B("SSLValidateCertificates", "QuickFIX/n: validate TLS certificates.", "Y")),
-            unsupported(B("SSLCheckCertificateRevocation", "QuickFIX/n: check TLS certificate revocation.", "Y")),
-            unsupported(P("SSLCertificate", "QuickFIX/n: TLS certificate file.")),
-            unsupported(S("SSLCertificatePassword", "QuickFIX/n: TLS certificate password.")),
-            unsupported(B("SSLRequireClientCertificate", "QuickFIX/n: require a client certificate.", "Y")),
-            unsupported(P("SSLCACertificate", "QuickFIX/n: TLS CA certificate file.")),
+
+            // TLS (docs/tls.md). Checked when the engine is created: a setting that cannot be honoured is an error, never plaintext.
+            B(SslEnable, "Speak TLS on this session's connections (an acceptor port's sessions must agree on every SSL setting).", "N"),
+            S(SslServerName, "Initiator: the name the server's certificate must carry (defaults to the host connected to)."),
+            S(SslProtocols, "TLS versions: Tls12 and/or Tls13 (comma-separated); older protocols are refused at startup.", "Tls12,Tls13"),
+            B(SslValidateCertificates, "Check the peer's certificate (chain to SSLCACertificate or the system roots, server name). N accepts any peer: for tests only.", "Y"),
+            B(SslCheckCertificateRevocation, "Check the revocation of the peer's chain online (needs CRL or OCSP reachable from the certificates).", "Y"),
+            P(SslCertificate, "Our certificate with its private key: PKCS#12 (.pfx/.p12) or PEM (key in the file or in SSLPrivateKey). Required for an acceptor; an initiator's client certificate."),
+            S(SslCertificatePassword, "Password of SSLCertificate (PKCS#12, or an encrypted PEM key). Never logged."),
+            rapid(S(SslCertificatePasswordVariable, "Name of an environment variable holding SSLCertificate's password, instead of writing it in the file.")),
+            rapid(P(SslPrivateKey, "PEM private key of SSLCertificate when it is not in the certificate's file.")),
+            B(SslRequireClientCertificate, "Acceptor: require a client certificate (checked like the server's).", "Y"),
+            P(SslCaCertificate, "The CA the peer's certificate must chain to (PEM or DER); without it the system's trusted roots."),
 
             // Session protocol behaviour.
             D(HeartBtInt, "Heartbeat interval in seconds (an initiator sends it in its Logon).", null, Second, 0, MaxInt),

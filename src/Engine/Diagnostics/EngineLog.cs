@@ -76,6 +76,8 @@ public enum LogEvent : ushort
 
     /// <summary>A close found bytes still unsent after waiting for them (A: bytes, B: 1 when a Logout was among them).</summary>
     UnsentAtClose,
+    TlsHandshakeFailed,
+    TlsError,
 }
 
 /// <summary>
@@ -385,6 +387,8 @@ public sealed class EngineLog : IDisposable
             case LogEvent.TooManyPendingConnections: w.Append("connection refused: "u8); w.Number(e.A); w.Append(" connections awaiting logon on this port (limit MaxPendingLogons "u8); w.Number(e.B); w.Append(")"u8); break;
             case LogEvent.TooManyPendingFromAddress: w.Append("connection refused: "u8); w.Number(e.A); w.Append(" connections awaiting logon from this address (limit MaxPendingLogonsPerAddress "u8); w.Number(e.B); w.Append(")"u8); break;
             case LogEvent.UnsentAtClose: w.Append("closing with "u8); w.Number(e.A); w.Append(e.B != 0 ? " bytes unsent, our Logout among them: the counterparty stopped reading"u8 : " bytes unsent: the counterparty stopped reading"u8); break;
+            case LogEvent.TlsHandshakeFailed: w.Append("TLS handshake failed: connection refused (address and reason on the detail line)"u8); break;
+            case LogEvent.TlsError: w.Append("TLS error: connection closed (address and reason on the detail line)"u8); break;
             default: w.Append("event "u8); w.Number((long)e.Event); break;
         }
 
@@ -415,6 +419,8 @@ public sealed class EngineLog : IDisposable
         Sessions.DisconnectReason.Application => "application request"u8,
         Sessions.DisconnectReason.EngineFault => "unexpected error in the engine thread (see the fault line)"u8,
         Sessions.DisconnectReason.InvalidMsgSeqNum => "MsgSeqNum missing or not a valid sequence number"u8,
+        Sessions.DisconnectReason.TlsHandshakeFailed => "TLS handshake failed"u8,
+        Sessions.DisconnectReason.TlsError => "TLS error"u8,
         _ => "unknown"u8,
     };
 

@@ -81,6 +81,13 @@ public sealed class FixEngine : IDisposable
                             $"the sessions on port {port} must use the same SocketTransport ({plan.Sessions[0].Id} uses {plan.Sessions[0].Options.SocketTransport})");
                     }
 
+                    if (plan.Sessions.Count > 0 && (plan.Sessions[0].Options.Tls is { } tls ? !tls.SameListener(options.Tls) : options.Tls is not null))
+                    {
+                        sessionSettings.TryGetValue(SettingKeys.SslEnable, out var value);
+                        throw sessionSettings.Error(SettingKeys.SslEnable, value,
+                            $"the sessions on port {port} must use the same SSL settings (see {plan.Sessions[0].Id})");
+                    }
+
                     plan.Sessions.Add(session);
                     plan.Settings.Add(sessionSettings);
                 }

@@ -707,9 +707,10 @@ public sealed partial class FixSession
                     _store.SetNextSenderMsgSeqNum(seq + 1); // the number is used; the resend will gap-fill it
                 }
             }
-            else if (persist && _options.SyncBeforeSend && !_store.WaitForDurable(_store.WrittenPosition, _options.SyncTimeout))
+            else if (_options.SyncBeforeSend && !_store.WaitForDurable(_store.WrittenPosition, _options.SyncTimeout))
             {
-                // The counterparty must never see what a crash could take back: no durability, no send.
+                // The counterparty must never see what a crash could take back: no durability, no send. That holds
+                // for session messages too: their sequence number alone, lost to a crash, would be used again.
                 _counters.StoreFailures++;
                 _log.Write(LogLevel.Error, LogEvent.StoreWriteFailed, _logIndex, (long)StoreWriteStatus.Faulted);
                 DisconnectCore(DisconnectReason.SendFailed);

@@ -214,6 +214,8 @@ public sealed class FixSessionOptions
     /// without a Logout. Off by default (QuickFIX/J and the FIX session specification).
     /// </summary>
     public bool AcceptanceScriptCompatibility { get; init; }
+    /// <summary>TLS settings (SSLEnable=Y and the SSL* keys); null for plaintext.</summary>
+    public Transport.Tls.TlsOptions? Tls { get; init; }
 
     /// <summary>Messages received ahead of a gap that are kept until the gap is filled (more are dropped and re-requested).</summary>
     public int InboundQueueCapacity { get; init; } = 64;
@@ -307,6 +309,7 @@ public sealed class FixSessionOptions
             Password = PasswordSetting(settings),
             AllowedRemoteAddresses = AllowedAddressesSetting(settings),
             AcceptanceScriptCompatibility = settings.GetBool(SettingKeys.AcceptanceScriptCompatibility),
+            Tls = Transport.Tls.TlsOptions.FromSettings(settings),
         };
     }
 

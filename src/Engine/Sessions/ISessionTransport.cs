@@ -48,4 +48,9 @@ public enum DisconnectReason : byte
 
     /// <summary>A message without a usable MsgSeqNum (missing, not a number, beyond the largest sequence number).</summary>
     InvalidMsgSeqNum,
+    /// <summary>The TLS handshake failed (a plaintext peer, a refused certificate, a timeout): logged with the address and reason.</summary>
+    TlsHandshakeFailed,
+
+    /// <summary>TLS refused a record after the handshake (corrupt, forged or truncated).</summary>
+    TlsError,
 }

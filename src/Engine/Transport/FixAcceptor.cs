@@ -35,6 +35,7 @@ public sealed class FixAcceptor : IDisposable
     private readonly Dictionary<IPAddress, int> _pendingByAddress = [];
     private int _pending;
     private long _refused;
+    private readonly Tls.TlsOptions? _tls;
     private volatile bool _stopping;
 
     /// <param name="sessions">The sessions served on the port.</param>
@@ -69,6 +70,13 @@ public sealed class FixAcceptor : IDisposable
             throw new ArgumentException("The sessions of one acceptor port must have the same SocketTransport.", nameof(sessions));
         }
 
+        // TLS or not, and with which certificates, is decided before the Logon: the same for the port's sessions too.
+        _tls = _sessions[0].Options.Tls;
+        if (_sessions.Any(s => _tls is null ? s.Options.Tls is not null : !_tls.SameListener(s.Options.Tls)))
+        {
+            throw new ArgumentException("The sessions of one acceptor port must have the same SSL settings.", nameof(sessions));
+        }
+
         _listener = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         if (reuseAddress)
         {
@@ -92,6 +100,9 @@ public sealed class FixAcceptor : IDisposable
     public IPEndPoint LocalEndPoint { get; }
 
     public IReadOnlyList<FixSession> Sessions => _sessions;
+
+    /// <summary>True when the port speaks TLS.</summary>
+    public bool IsTls => _tls is not null;
 
     /// <summary>The kind of connection the port's sessions use.</summary>
     public SocketTransport Transport => _transport;
@@ -179,7 +190,7 @@ public sealed class FixAcceptor : IDisposable
                 try
                 {
                     connection = FixSocketConnection.Create(_transport, socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout,
-                        _options.LogonBufferBytes);
+                        _options.LogonBufferBytes, _tls);
                 }
                 catch
                 {

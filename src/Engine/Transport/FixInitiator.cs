@@ -92,7 +92,8 @@ public sealed class FixInitiator : IDisposable
 
             failures = 0;
             var options = _session.Options;
-            var connection = FixSocketConnection.Create(options.SocketTransport, socket, _session, null, options.MaxMessageSize, options.OutboundBufferBytes, _log);
+            var connection = FixSocketConnection.Create(options.SocketTransport, socket, _session, null, options.MaxMessageSize, options.OutboundBufferBytes, _log,
+                tls: options.Tls, host: host);
             _connection = connection;
             connection.Start();
             while (!connection.Join(TimeSpan.FromMilliseconds(200)) && !_stopping)

@@ -3,6 +3,7 @@ using RapidFix.Engine.Codec;
 using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Transport.Tls;
 using RapidFix.Pools.Diagnostics;
 
 namespace RapidFix.Engine.Transport;
@@ -35,7 +36,7 @@ public enum SocketTransport : byte
 /// <see cref="CloseDrainTimeout"/> for them to leave; the buffer keeps <see cref="FinalMessageReserve"/> bytes
 /// free for a last Logout when a slow counterparty has filled the rest.
 /// </remarks>
-public abstract class FixSocketConnection : ISessionTransport
+public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
 {
     private const int TimerIntervalMicros = 50_000;
 
@@ -83,6 +84,10 @@ public abstract class FixSocketConnection : ISessionTransport
     private long _readTimestamp;
     private volatile bool _closed;
     private DisconnectReason _reason;
+    private TlsChannel? _tls;
+    private bool _sendingCiphertext;
+    private long _lastTimer;
+    private long _logonDeadline;
 
     /// <param name="socket">A connected socket; the connection owns it from now on.</param>
     /// <param name="session">The session (initiator), or null for an acceptor connection routed by its Logon.</param>
@@ -155,12 +160,30 @@ public abstract class FixSocketConnection : ISessionTransport
         _thread = new Thread(Run) { IsBackground = true, Name = "rapidfix-connection" };
     }
 
-    /// <summary>Creates a connection of the kind <paramref name="transport"/> names.</summary>
+    /// <summary>
+    /// Creates a connection of the kind <paramref name="transport"/> names; with <paramref name="tls"/>, one that
+    /// speaks TLS (the handshake runs first, on the connection's thread). <paramref name="host"/> is the host an
+    /// initiator connected to: the name the server's certificate must carry unless SSLServerName says otherwise.
+    /// </summary>
     public static FixSocketConnection Create(SocketTransport transport, Socket socket, FixSession? session, Func<FixMessage, FixSession?>? router,
-        int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null, int logonBufferBytes = 0) =>
-        transport == SocketTransport.Pipelines
+        int maxMessageSize, int outboundBufferBytes, EngineLog? log = null, TimeSpan? logonTimeout = null, int logonBufferBytes = 0, TlsOptions? tls = null, string? host = null)
+    {
+        FixSocketConnection connection = transport == SocketTransport.Pipelines
             ? new PipeConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes)
             : new FixConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes);
+        if (tls is not null)
+        {
+            connection._tls = new TlsChannel(socket, connection, tls, server: router is not null, host, maxMessageSize);
+        }
+
+        return connection;
+    }
+
+    /// <summary>True when the connection speaks TLS.</summary>
+    public bool IsTls => _tls is not null;
+
+    /// <summary>The TLS protocol negotiated (None for plaintext, or before the handshake).</summary>
+    public System.Security.Authentication.SslProtocols TlsProtocol => _tls?.Protocol ?? System.Security.Authentication.SslProtocols.None;
 
     /// <summary>Which kind of connection this is.</summary>
     public abstract SocketTransport Transport { get; }
@@ -215,7 +238,8 @@ public abstract class FixSocketConnection : ISessionTransport
     /// <summary>Starts the connection's thread (and, for an initiator, the session's logon).</summary>
     public void Start()
     {
-        if (_session is not null && !_session.OnConnected(this))
+        // Over TLS nothing may be sent before the handshake: the connection's thread calls OnConnected after it.
+        if (_tls is null && _session is not null && !_session.OnConnected(this))
         {
             Close(DisconnectReason.AlreadyLoggedOn);
         }
@@ -228,6 +252,11 @@ public abstract class FixSocketConnection : ISessionTransport
 
     public bool Send(ReadOnlySpan<byte> message)
     {
+        if (_tls is not null && !_sendingCiphertext)
+        {
+            return SendTls(message);
+        }
+
         lock (_sendLock)
         {
             if (_closed || _closing)
@@ -296,6 +325,63 @@ public abstract class FixSocketConnection : ISessionTransport
         return true;
     }
 
+    /// <summary>Encrypts a message; the records come back through ITlsConnection.SendCiphertext to the plain path above.</summary>
+    private bool SendTls(ReadOnlySpan<byte> message)
+    {
+        lock (_sendLock)
+        {
+            if (_closed)
+            {
+                return false;
+            }
+
+            try
+            {
+                _tls!.Write(message);
+                return !_closed;
+            }
+            catch (Exception e) when (e is IOException or ObjectDisposedException)
+            {
+                Close(DisconnectReason.TlsError);
+                return false;
+            }
+        }
+    }
+
+    bool ITlsConnection.SendCiphertext(ReadOnlySpan<byte> ciphertext)
+    {
+        // The send lock is re-entrant: held here both when a sender encrypts and when TLS answers the peer from a read.
+        lock (_sendLock)
+        {
+            bool nested = _sendingCiphertext;
+            _sendingCiphertext = true;
+            try
+            {
+                return Send(ciphertext);
+            }
+            finally
+            {
+                _sendingCiphertext = nested;
+            }
+        }
+    }
+
+    bool ITlsConnection.IsClosed => _closed;
+
+    bool ITlsConnection.HasOutbound => Volatile.Read(ref _pendingLength) > 0;
+
+    void ITlsConnection.FlushOutbound() => Flush();
+
+    void ITlsConnection.OnWaiting()
+    {
+        if (Volatile.Read(ref _pendingLength) > 0)
+        {
+            Flush();
+        }
+
+        RunTimer();
+    }
+
     private static bool IsLogout(ReadOnlySpan<byte> message) => Is(FixMessage.PeekMsgType(message), (byte)'5');
 
     /// <summary>
@@ -361,16 +447,20 @@ public abstract class FixSocketConnection : ISessionTransport
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void Run()
     {
-        long lastTimer = Time.EngineClock.Timestamp;
-        long timerTicks = System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros);
+        _lastTimer = Time.EngineClock.Timestamp;
 
         // An acceptor connection that has not been bound to a session by its Logon in time is dropped: a silent or
         // trickling client must not hold a socket, a thread and its buffers forever.
-        long logonDeadline = lastTimer + (long)(_logonTimeout.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
+        _logonDeadline = _lastTimer + (long)(_logonTimeout.TotalSeconds * System.Diagnostics.Stopwatch.Frequency);
         var threadStats = EngineThreads.Register();
         Volatile.Write(ref _recorder, threadStats);
         try
         {
+            if (_tls is not null && !StartTls())
+            {
+                return;
+            }
+
             while (!_closed)
             {
                 threadStats.RefreshAllocatedBytes();
@@ -386,7 +476,7 @@ public abstract class FixSocketConnection : ISessionTransport
                 }
 
                 int wait = Volatile.Read(ref _pendingLength) > 0 ? 1_000 : TimerIntervalMicros;
-                if (_socket.Poll(wait, SelectMode.SelectRead) && !_closed)
+                if ((_tls is not null && _tls.HasBuffered || _socket.Poll(wait, SelectMode.SelectRead)) && !_closed)
                 {
                     if (!ReceiveAny())
                     {
@@ -394,21 +484,7 @@ public abstract class FixSocketConnection : ISessionTransport
                     }
                 }
 
-                long now = Time.EngineClock.Timestamp;
-                if (now - lastTimer >= timerTicks)
-                {
-                    lastTimer = now;
-                    if (_session is not null)
-                    {
-                        _session.OnTimer();
-                    }
-                    else if (now >= logonDeadline)
-                    {
-                        _log.WritePeer(LogLevel.Warning, LogEvent.LogonTimedOut, -1, RemoteEndPoint, (long)Math.Ceiling(_logonTimeout.TotalSeconds));
-                        Close(DisconnectReason.LogonTimeout);
-                    }
-                }
-
+                RunTimer();
                 Volatile.Write(ref _threadAllocatedBytes, GC.GetAllocatedBytesForCurrentThread());
             }
         }
@@ -435,6 +511,15 @@ public abstract class FixSocketConnection : ISessionTransport
                 _log.WritePeer(_loggedOn ? LogLevel.Info : LogLevel.Warning, _loggedOn ? LogEvent.ConnectionClosed : LogEvent.ClosedBeforeLogon,
                     _session?.LogIndex ?? -1, RemoteEndPoint, (long)_reason);
                 LeavePending();
+                if (_tls is not null)
+                {
+                    // Under the send lock: a sender must never find the stream disposed in the middle of a write.
+                    lock (_sendLock)
+                    {
+                        _tls.Dispose();
+                    }
+                }
+
                 OnClosed();
                 _session?.OnDisconnected(this, _reason);
             }
@@ -593,6 +678,59 @@ public abstract class FixSocketConnection : ISessionTransport
         }
     }
 
+    /// <summary>The session's timer every 50 ms; before a Logon has bound the connection, its deadline.</summary>
+    private void RunTimer()
+    {
+        long now = Time.EngineClock.Timestamp;
+        if (now - _lastTimer < System.Diagnostics.Stopwatch.Frequency / (1_000_000 / TimerIntervalMicros))
+        {
+            return;
+        }
+
+        _lastTimer = now;
+        if (_session is not null)
+        {
+            _session.OnTimer();
+        }
+        else if (now >= _logonDeadline)
+        {
+            _log.WritePeer(LogLevel.Warning, LogEvent.LogonTimedOut, -1, RemoteEndPoint, (long)Math.Ceiling(_logonTimeout.TotalSeconds));
+            Close(DisconnectReason.LogonTimeout);
+        }
+    }
+
+    /// <summary>
+    /// The TLS handshake, then (initiator) the session's connection: false when the peer was refused, which is
+    /// logged with its address and the reason (connection set-up: allocates).
+    /// </summary>
+    private bool StartTls()
+    {
+        string? refusal = _tls!.Handshake();
+        if (refusal is not null)
+        {
+            _log.WriteDetail(LogLevel.Warning, LogEvent.TlsHandshakeFailed, _session?.LogIndex ?? -1,
+                $"TLS handshake with {PeerAddress()} failed: {refusal}");
+            Close(DisconnectReason.TlsHandshakeFailed);
+            return false;
+        }
+
+        if (_session is not null && !_session.OnConnected(this))
+        {
+            Close(DisconnectReason.AlreadyLoggedOn);
+            return false;
+        }
+
+        return !_closed;
+    }
+
+    /// <summary>The peer's address for a log line (an IPv4 peer of a dual-mode socket as plain IPv4). Allocates.</summary>
+    private string PeerAddress() => RemoteEndPoint switch
+    {
+        System.Net.IPEndPoint { Address.IsIPv4MappedToIPv6: true } ip => new System.Net.IPEndPoint(ip.Address.MapToIPv4(), ip.Port).ToString(),
+        { } endPoint => endPoint.ToString() ?? "an unknown address",
+        null => "an unknown address",
+    };
+
     private void Flush()
     {
         lock (_sendLock)
@@ -628,6 +766,11 @@ public abstract class FixSocketConnection : ISessionTransport
     /// </summary>
     private protected int ReadSocket(Span<byte> into)
     {
+        if (_tls is not null)
+        {
+            return ReadTls(into);
+        }
+
         int n = _socket.Receive(into, SocketFlags.None, out var error);
         if (error == SocketError.WouldBlock)
         {
@@ -637,6 +780,33 @@ public abstract class FixSocketConnection : ISessionTransport
         if (error != SocketError.Success || n == 0)
         {
             Close(error == SocketError.Success ? DisconnectReason.PeerClosed : DisconnectReason.SocketError);
+            return -1;
+        }
+
+        _readTimestamp = EngineLatency.Start();
+        return n;
+    }
+
+    /// <summary>One read of decrypted bytes (waiting, with the timer running, for the rest of a record that has begun).</summary>
+    private int ReadTls(Span<byte> into)
+    {
+        int n;
+        try
+        {
+            n = _tls!.Read(into);
+        }
+        catch (IOException e)
+        {
+            // A record TLS refuses (corrupt, forged, truncated): the connection cannot be trusted any further.
+            _log.WriteDetail(LogLevel.Error, LogEvent.TlsError, _session?.LogIndex ?? -1,
+                $"TLS error on the connection with {PeerAddress()}: {e.Message}");
+            Close(DisconnectReason.TlsError);
+            return -1;
+        }
+
+        if (n < 0)
+        {
+            Close(DisconnectReason.PeerClosed);
             return -1;
         }
 

@@ -109,7 +109,7 @@ public sealed class SettingsFileTests
             [DEFAULT]
             ConnectionType=acceptor
             SocketAcceptPort=1
-            SSLEnable=Y
+            SocketIgnoreProxy=Y
             Verbose=Y
             just some words
             [SESSION]

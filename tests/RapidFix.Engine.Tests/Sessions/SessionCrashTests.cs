@@ -130,31 +130,8 @@ public sealed class SessionCrashTests : IDisposable
         }
     }
 
-    private Process StartAcceptor(int port)
-    {
-        string host = Path.Combine(AppContext.BaseDirectory, "RapidFix.SessionCrashHost.dll");
-        Assert.True(File.Exists(host), $"crash host not built: {host}");
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
-        {
-            RedirectStandardOutput = true,
-            RedirectStandardError = true,
-            UseShellExecute = false,
-        };
-        foreach (var argument in new[] { "exec", host, port.ToString(System.Globalization.CultureInfo.InvariantCulture), _journal })
-        {
-            start.ArgumentList.Add(argument);
-        }
-
-        var process = Process.Start(start)!;
-        var ready = process.StandardOutput.ReadLine();
-        if (ready != "READY")
-        {
-            process.Kill(entireProcessTree: true);
-            Assert.Fail($"the acceptor did not start: {ready} {process.StandardError.ReadToEnd()}");
-        }
-
-        return process;
-    }
+    private Process StartAcceptor(int port) =>
+        CrashHost.Start(port.ToString(System.Globalization.CultureInfo.InvariantCulture), _journal);
 
     /// <summary>Records, per order, the executions received as new messages and as possible duplicates.</summary>
     private sealed class RecordingApplication(int orders) : FixApplicationBase
@@ -229,13 +206,7 @@ public sealed class SessionCrashTests : IDisposable
             _seqNums[id] = seqNum;
             int n = FixValue.FormatLong(id, _id);
             var body = new FixBodyWriter(_body);
-            body.Add(Tags.ClOrdID, _id.AsSpan(0, n));
-            body.AddChar(21, (byte)'1');
-            body.Add(Tags.Symbol, "MSFT"u8);
-            body.AddChar(Tags.Side, (byte)'1');
-            body.AddTimestamp(Tags.TransactTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
-            body.Add(Tags.OrderQty, 100L);
-            body.AddChar(Tags.OrdType, (byte)'1');
+            RapidFix.Tests.Shared.FixSampleEncoding.WriteMarketOrder(ref body, _id.AsSpan(0, n));
             return session.Send("D"u8, body.Written);
         }
     }

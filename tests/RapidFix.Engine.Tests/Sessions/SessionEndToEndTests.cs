@@ -58,57 +58,8 @@ public sealed class SessionEndToEndTests
         Assert.Equal(transport, initiator.Initiators[0].Connection!.Transport);
         Assert.Equal(transport, acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed).Transport);
 
-        long next = 1;
-        void RoundTrips(int count)
-        {
-            for (int batch = 0; batch < count / 100; batch++)
-            {
-                for (int i = 0; i < 100; i++)
-                {
-                    client.SendOrder(session, next++);
-                }
-
-                long target = next - 1;
-                var spin = new SpinWait();
-                while (client.Executions < target)
-                {
-                    spin.SpinOnce(sleep1Threshold: -1);
-                }
-            }
-        }
-
-        // Warm-up: every path runs, tiered compilation promotes it, then the measured window.
-        RoundTrips(5_000);
-        Thread.Sleep(300);
-        RoundTrips(5_000);
-        Thread.Sleep(300);
-
-        var initiatorConnection = initiator.Initiators[0].Connection!;
-        var acceptorSession = acceptor.Sessions[0];
-        long senderBytes = 0, initiatorBytes = 0, acceptorBytes = 0;
-        // Three threads counted: a window that counted bytes while a collection ran or a method was compiled is
-        // repeated (see Allocations.WindowOnOtherThreads); real allocation recurs.
-        var window = Allocations.WindowOnOtherThreads(() =>
-        {
-            long initiatorThread = initiatorConnection.ThreadAllocatedBytes;
-            long acceptorThread = AcceptorConnectionAllocated(acceptor);
-            long sender = GC.GetAllocatedBytesForCurrentThread();
-
-            RoundTrips(20_000);
-            Thread.Sleep(200); // let both connection threads pass their sampling point again
-
-            senderBytes = GC.GetAllocatedBytesForCurrentThread() - sender;
-            initiatorBytes = initiatorConnection.ThreadAllocatedBytes - initiatorThread;
-            acceptorBytes = AcceptorConnectionAllocated(acceptor) - acceptorThread;
-            return senderBytes + initiatorBytes + acceptorBytes;
-        });
-
-        string context = $"window {window.Window}, {window.Collections} collections and {window.MethodsJitted} methods compiled during it";
-        Assert.True(senderBytes == 0, $"sender thread allocated {senderBytes} bytes ({context})");
-        Assert.True(initiatorBytes == 0, $"initiator connection thread allocated {initiatorBytes} bytes ({context})");
-        Assert.True(acceptorBytes == 0, $"acceptor connection thread allocated {acceptorBytes} bytes ({context})");
-        Assert.Equal(next - 1, executor.Orders);
-        Assert.True(acceptorSession.IsLoggedOn);
+        SteadyState.AssertRoundTripsAllocateNothing(client, session, executor, initiator.Initiators[0].Connection!, () => AcceptorConnectionAllocated(acceptor));
+        Assert.True(acceptor.Sessions[0].IsLoggedOn);
     }
 
     private static long AcceptorConnectionAllocated(RapidFix.Engine.Hosting.FixEngine acceptor) =>

@@ -46,7 +46,7 @@ internal static class SessionHarness
         return engine;
     }
 
-    public static FixEngine Initiator(IFixApplication application, string endpoints, string extra = "")
+    public static FixEngine Initiator(IFixApplication application, string endpoints, string extra = "", RapidFix.Engine.Diagnostics.EngineLog? log = null)
     {
         var settings = SettingsFile.Parse($"""
             [DEFAULT]
@@ -63,7 +63,7 @@ internal static class SessionHarness
             SenderCompID=CLIENT
             TargetCompID=EXEC
             """, "initiator.cfg");
-        var engine = FixEngine.Create(settings, _ => application, Log);
+        var engine = FixEngine.Create(settings, _ => application, log ?? Log);
         engine.Start();
         return engine;
     }

@@ -6,6 +6,18 @@ namespace RapidFix.Tests.Shared;
 /// <summary>How RapidFix encodes the sample messages (shared by the encoder tests and the benchmarks).</summary>
 internal static class FixSampleEncoding
 {
+    /// <summary>The body of a NewOrderSingle: buy 100 MSFT at market, sent now, with ClOrdID <paramref name="clOrdId"/>.</summary>
+    public static void WriteMarketOrder(ref Engine.Sessions.FixBodyWriter body, ReadOnlySpan<byte> clOrdId)
+    {
+        body.Add(Tags.ClOrdID, clOrdId);
+        body.AddChar(21, (byte)'1');
+        body.Add(Tags.Symbol, "MSFT"u8);
+        body.AddChar(Tags.Side, (byte)'1');
+        body.AddTimestamp(Tags.TransactTime, Engine.Time.EngineClock.Shared.UtcNowNanos);
+        body.Add(Tags.OrderQty, 100L);
+        body.AddChar(Tags.OrdType, (byte)'1');
+    }
+
     /// <summary>The body of an ExecutionReport filling <paramref name="order"/> (a NewOrderSingle) completely at 100.25.</summary>
     public static void WriteFill(ref Engine.Sessions.FixBodyWriter body, FixMessage order)
     {
