@@ -2,10 +2,10 @@ using BenchmarkDotNet.Attributes;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Dictionary;
-using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
 using RapidFix.Engine.Store;
 using RapidFix.Engine.Time;
+using RapidFix.Tests.Shared;
 
 namespace RapidFix.Benchmarks.Sessions;
 
@@ -81,29 +81,7 @@ public class SessionReceiveBenchmarks
 
     private void Encode(ReadOnlySpan<byte> msgType, int seq, bool possDup)
     {
-        long now = EngineClock.Shared.UtcNowNanos;
-        _encoder.Begin(_buffer, 0, _buffer.Length, "FIX.4.4"u8, msgType);
-        _encoder.Add(Tags.MsgSeqNum, (long)seq);
-        if (possDup)
-        {
-            _encoder.AddChar(Tags.PossDupFlag, (byte)'Y');
-        }
-
-        _encoder.Add(Tags.SenderCompID, "CLIENT"u8);
-        _encoder.AddTimestamp(Tags.SendingTime, now);
-        _encoder.Add(Tags.TargetCompID, "EXEC"u8);
-        if (possDup)
-        {
-            _encoder.AddTimestamp(Tags.OrigSendingTime, now - 1_000_000_000);
-        }
-
-        if (msgType[0] == (byte)'A')
-        {
-            _encoder.AddChar(Tags.EncryptMethod, (byte)'0');
-            _encoder.Add(Tags.HeartBtInt, 30L);
-        }
-
-        _encoder.Finish(out var message);
+        var message = FixSampleEncoding.WriteCounterpartyAdmin(_encoder, _buffer, msgType, seq, possDup, EngineClock.Shared.UtcNowNanos);
         _view.Parse(message.Buffer, message.Offset, message.Length, _dictionary);
     }
 

@@ -1,5 +1,4 @@
 using RapidFix.Engine.Codec;
-using RapidFix.Engine.Fields;
 using RapidFix.Engine.Tests.Store;
 using RapidFix.Engine.Time;
 using RapidFix.Tests.Shared;
@@ -62,23 +61,7 @@ public sealed class SessionProtocolAllocationTests
 
         private void Heartbeat(int seq, bool possDup)
         {
-            long now = EngineClock.Shared.UtcNowNanos;
-            _encoder.Begin(_buffer, 0, _buffer.Length, "FIX.4.4"u8, "0"u8);
-            _encoder.Add(Tags.MsgSeqNum, (long)seq);
-            if (possDup)
-            {
-                _encoder.AddChar(Tags.PossDupFlag, (byte)'Y');
-            }
-
-            _encoder.Add(Tags.SenderCompID, "CLIENT"u8);
-            _encoder.AddTimestamp(Tags.SendingTime, now);
-            _encoder.Add(Tags.TargetCompID, "EXEC"u8);
-            if (possDup)
-            {
-                _encoder.AddTimestamp(Tags.OrigSendingTime, now - 1_000_000_000);
-            }
-
-            _encoder.Finish(out var message);
+            var message = FixSampleEncoding.WriteCounterpartyAdmin(_encoder, _buffer, "0"u8, seq, possDup, EngineClock.Shared.UtcNowNanos);
             _view.Parse(message.Buffer, message.Offset, message.Length, harness.Options.AdminDictionary);
             harness.Session.OnMessage(_view);
         }

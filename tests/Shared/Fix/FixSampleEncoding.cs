@@ -69,4 +69,36 @@ internal static class FixSampleEncoding
 
         return message;
     }
+
+    /// <summary>
+    /// A session message from the counterparty CLIENT to EXEC (FIX.4.4) with MsgSeqNum <paramref name="seq"/>,
+    /// marked PossDupFlag=Y with an OrigSendingTime a second earlier when <paramref name="possDup"/>; a Logon
+    /// ("A") gets EncryptMethod 0 and HeartBtInt 30. Written into <paramref name="buffer"/>, allocation-free.
+    /// </summary>
+    public static EncodedMessage WriteCounterpartyAdmin(FixEncoder encoder, byte[] buffer, ReadOnlySpan<byte> msgType, int seq, bool possDup, long nowNanos)
+    {
+        encoder.Begin(buffer, 0, buffer.Length, "FIX.4.4"u8, msgType);
+        encoder.Add(Tags.MsgSeqNum, (long)seq);
+        if (possDup)
+        {
+            encoder.AddChar(Tags.PossDupFlag, (byte)'Y');
+        }
+
+        encoder.Add(Tags.SenderCompID, "CLIENT"u8);
+        encoder.AddTimestamp(Tags.SendingTime, nowNanos);
+        encoder.Add(Tags.TargetCompID, "EXEC"u8);
+        if (possDup)
+        {
+            encoder.AddTimestamp(Tags.OrigSendingTime, nowNanos - 1_000_000_000);
+        }
+
+        if (msgType.Length == 1 && msgType[0] == (byte)'A')
+        {
+            encoder.AddChar(Tags.EncryptMethod, (byte)'0');
+            encoder.Add(Tags.HeartBtInt, 30L);
+        }
+
+        encoder.Finish(out var message);
+        return message;
+    }
 }
