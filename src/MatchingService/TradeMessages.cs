@@ -77,8 +77,11 @@ internal static class TradeMessages
 
         b.Add(856, "0").Add(570, "N").Add(55, "[N/A]").Add(48, t.Isin).Add(22, "4").Add(32, t.BlockQuantity).Add(31, t.Price)
             .Add(75, t.TradeDate).Add(753, "0").Add(60, Timestamp(t.TradeDate)).Add(768, "1").Add(769, Timestamp(t.TradeDate)).Add(770, "1")
-            .Add(64, t.SettlDate).Add(552, "1").Add(54, t.Side.ToString()).Add(37, t.Key + "-ORD").Add(15, t.Currency);
+            .Add(64, t.SettlDate).Add(552, "1").Add(54, t.Side.ToString()).Add(37, t.Key + "-ORD");
+
+        // Inside the NoSides entry the dictionary puts Parties before Currency (group fields in order: ValidateUnorderedGroupFields).
         Parties(b, t, null, null);
+        b.Add(15, t.Currency);
         return new Message("AE", t.ExecutingBroker, id, b.ToString());
     }
 
@@ -142,8 +145,9 @@ internal static class TradeMessages
             b.Add(214, refId);
         }
 
-        b.Add(54, t.Side.ToString());
+        // Inside the NoSettlInst entry the dictionary puts Parties before Side.
         Parties(b, t, a.Place, a.Account);
+        b.Add(54, t.Side.ToString());
         return new Message("T", t.InvestmentManager, id, b.ToString());
     }
 
