@@ -103,6 +103,12 @@ public sealed class ContractExampleTests
             int ccy = fields.IndexOf("15=SGD");
             fields.RemoveAt(ccy);
             fields.Insert(fields.FindIndex(f => f.StartsWith("552=", StringComparison.Ordinal)), "15=SGD");
+
+            // FIX 5.0SP2 puts OrderID after the side's Parties (FIX 4.4 before them): group fields go in dictionary order.
+            int order = fields.FindIndex(f => f.StartsWith("37=", StringComparison.Ordinal));
+            string orderId = fields[order];
+            fields.RemoveAt(order);
+            fields.Insert(fields.LastIndexOf("452=13") + 1, orderId);
         }
 
         return Demo.Frame(fields);
