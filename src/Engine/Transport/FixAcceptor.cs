@@ -14,17 +14,20 @@ namespace RapidFix.Engine.Transport;
 /// a Logon are dropped before any application message reaches an application.
 /// </summary>
 /// <remarks>
-/// Accepting a connection allocates (the runtime's socket object and the connection's buffers and thread): that is
+/// Accepting a connection allocates (the runtime's socket object and the connection's buffers): that is
 /// connection set-up, outside the message flow, and is done before the continuous phase in a measured run.
 /// Connections awaiting their Logon are limited per port and per source address (<see cref="FixAcceptorOptions"/>):
 /// the accept loop closes one beyond a limit at once, logs it with the address and the limit and counts it, and
-/// does nothing slower than that per connection, so a flood does not delay a counterparty that logs on.
+/// does nothing slower than that per connection, so a flood does not delay a counterparty that logs on. An admitted
+/// connection runs on a thread of the port's pool, started ahead of need (<see cref="ConnectionThreads"/>): an
+/// accept thread never waits for a thread to start.
 /// </remarks>
 public sealed class FixAcceptor : IDisposable
 {
     private readonly FixSession[] _sessions;
     private readonly Socket _listener;
     private readonly Thread[] _acceptThreads;
+    private readonly ConnectionThreads _threads;
     private readonly EngineLog _log;
     private readonly List<FixSocketConnection> _connections = [];
     private readonly int _maxMessageSize;
@@ -83,9 +86,15 @@ public sealed class FixAcceptor : IDisposable
             _listener.SetSocketOption(SocketOptionLevel.Socket, SocketOptionName.ReuseAddress, true);
         }
 
+        // Every connection alive at once holds a thread: those awaiting their Logon (MaxPendingLogons), one per
+        // session, and a few ending while others start. Parked ahead of need: enough for a flood from one address
+        // to take its MaxPendingLogonsPerAddress and still leave one for each session.
+        int spares = _options.SpareConnectionThreads ?? Math.Min(_options.MaxPendingLogonsPerAddress, _options.MaxPendingLogons) + _sessions.Length;
+        ArgumentOutOfRangeException.ThrowIfNegative(spares, nameof(options));
         _listener.Bind(endpoint);
         _listener.Listen(_options.ListenBacklog);
         LocalEndPoint = (IPEndPoint)_listener.LocalEndPoint!;
+        _threads = new ConnectionThreads($"rapidfix-acceptor-{LocalEndPoint.Port}", _options.MaxPendingLogons + _sessions.Length + _options.AcceptThreads, spares);
         // Several threads accept from the one listening socket, so that refusing a flood keeps pace with it and a
         // proper connection queued behind the flood's waits little.
         _acceptThreads = new Thread[_options.AcceptThreads];
@@ -115,6 +124,12 @@ public sealed class FixAcceptor : IDisposable
 
     /// <summary>Connections closed at once because a limit on connections awaiting their Logon was reached.</summary>
     public long RefusedConnections => Interlocked.Read(ref _refused);
+
+    /// <summary>Connection threads started so far (they are reused: at most the pool's capacity).</summary>
+    public int ConnectionThreadsStarted => _threads.Started;
+
+    /// <summary>Admitted connections that found no connection thread parked and waited for one (0 unless the spares ran out).</summary>
+    public long ConnectionsWaitedForThread => _threads.WaitedForThread;
 
     /// <summary>The connections accepted so far, closed ones included until the next accept (a copy; allocates).</summary>
     internal FixSocketConnection[] Connections()
@@ -212,7 +227,7 @@ public sealed class FixAcceptor : IDisposable
                 _connections.Add(connection);
             }
 
-            connection.Start();
+            connection.Start(_threads);
         }
     }
 
@@ -285,6 +300,13 @@ public sealed class FixAcceptor : IDisposable
     {
         _stopping = true;
         _listener.Dispose();
+        foreach (var thread in _acceptThreads)
+        {
+            thread.Join(TimeSpan.FromSeconds(2));
+        }
+
+        // No accept hands it a connection any more: parked threads end; running ones end with their connection.
+        _threads.Dispose();
         foreach (var session in _sessions)
         {
             session.Logout();
@@ -306,11 +328,6 @@ public sealed class FixAcceptor : IDisposable
 
             c.Disconnect(DisconnectReason.Shutdown);
             c.Join(TimeSpan.FromSeconds(2));
-        }
-
-        foreach (var thread in _acceptThreads)
-        {
-            thread.Join(TimeSpan.FromSeconds(2));
         }
     }
 }

@@ -22,6 +22,12 @@ public sealed record FixAcceptorOptions
     /// <summary>Connections from one IP address awaiting their Logon at once; a connection beyond is closed at once.</summary>
     public int MaxPendingLogonsPerAddress { get; init; } = 32;
 
+    /// <summary>
+    /// Connection threads kept started and parked ahead of need, so that an accepted connection never waits for a
+    /// thread to start; null for MaxPendingLogonsPerAddress plus one per session of the port.
+    /// </summary>
+    public int? SpareConnectionThreads { get; init; }
+
     /// <summary>SO_SNDBUF of accepted sockets (setting SocketSendBufferSize); 0 leaves the OS default (and its autotuning).</summary>
     public int SocketSendBufferSize { get; init; }
 

@@ -57,7 +57,12 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     private readonly Func<FixMessage, FixSession?>? _router;
     private readonly EngineLog _log;
     private readonly object _sendLock = new();
-    private readonly Thread _thread;
+    private readonly ManualResetEventSlim _ended = new(false);
+    private Thread? _thread;
+
+    // 0 until started, 1 once started (on its own thread or handed to an acceptor's pooled thread), 2 when ended.
+    private volatile int _runState;
+    private long _threadAllocatedBase;
     private readonly TimeSpan _logonTimeout;
     private readonly int _maxMessageSize;
     private readonly int _outboundBufferBytes;
@@ -157,7 +162,6 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
 
         socket.Blocking = false;
         socket.NoDelay = true;
-        _thread = new Thread(Run) { IsBackground = true, Name = "rapidfix-connection" };
     }
 
     /// <summary>
@@ -213,10 +217,10 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     public int PendingBytes => Volatile.Read(ref _pendingLength);
 
     /// <summary>
-    /// Bytes the connection's thread has allocated since it started (sampled once per loop): flat in the continuous
+    /// Bytes the connection's thread has allocated since the connection started (sampled once per loop): flat in the continuous
     /// phase. Connection set-up allocates; receiving, processing and sending must not.
     /// </summary>
-    public long ThreadAllocatedBytes => Volatile.Read(ref _threadAllocatedBytes);
+    public long ThreadAllocatedBytes => Volatile.Read(ref _threadAllocatedBytes) - Volatile.Read(ref _threadAllocatedBase);
 
     /// <summary>The framer's counters (garbage skipped, garbled frames, bad checksums).</summary>
     public FixFramer Framer => _framer;
@@ -235,20 +239,51 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// </summary>
     internal void OnLeftPending(Action<FixSocketConnection> leftPending) => _leftPending = leftPending;
 
-    /// <summary>Starts the connection's thread (and, for an initiator, the session's logon).</summary>
+    /// <summary>Starts the connection's own thread (and, for an initiator, the session's logon).</summary>
     public void Start()
     {
+        BeforeRun();
+        _thread = new Thread(RunOnCurrentThread) { IsBackground = true, Name = "rapidfix-connection" };
+        _thread.Start();
+    }
+
+    /// <summary>Runs the connection on one of an acceptor's pooled threads (no thread is started for it).</summary>
+    internal void Start(ConnectionThreads threads)
+    {
+        BeforeRun();
+        threads.Run(this);
+    }
+
+    private void BeforeRun()
+    {
+        if (Interlocked.CompareExchange(ref _runState, 1, 0) != 0)
+        {
+            throw new InvalidOperationException("The connection was already started.");
+        }
+
         // Over TLS nothing may be sent before the handshake: the connection's thread calls OnConnected after it.
         if (_tls is null && _session is not null && !_session.OnConnected(this))
         {
             Close(DisconnectReason.AlreadyLoggedOn);
         }
-
-        _thread.Start();
     }
 
-    /// <summary>Waits for the connection's thread to end.</summary>
-    public bool Join(TimeSpan timeout) => _thread.Join(timeout);
+    /// <summary>The connection's whole life, on the calling thread (its own, or a pooled one that runs the next connection after).</summary>
+    internal void RunOnCurrentThread()
+    {
+        try
+        {
+            Run();
+        }
+        finally
+        {
+            _runState = 2;
+            _ended.Set();
+        }
+    }
+
+    /// <summary>Waits for the connection's run to end.</summary>
+    public bool Join(TimeSpan timeout) => _ended.Wait(timeout);
 
     public bool Send(ReadOnlySpan<byte> message)
     {
@@ -402,7 +437,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
                 reason = DisconnectReason.OutboundBufferFull;
             }
 
-            if (_pendingLength > 0 && _thread.IsAlive)
+            if (_pendingLength > 0 && _runState == 1)
             {
                 // The connection's thread drains, then closes (see Run).
                 _closingReason = reason;
@@ -448,6 +483,8 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     private void Run()
     {
         _lastTimer = Time.EngineClock.Timestamp;
+        Volatile.Write(ref _threadAllocatedBase, GC.GetAllocatedBytesForCurrentThread());
+        Volatile.Write(ref _threadAllocatedBytes, _threadAllocatedBase);
 
         // An acceptor connection that has not been bound to a session by its Logon in time is dropped: a silent or
         // trickling client must not hold a socket, a thread and its buffers forever.
