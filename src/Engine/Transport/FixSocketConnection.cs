@@ -247,11 +247,42 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         _thread.Start();
     }
 
-    /// <summary>Runs the connection on one of an acceptor's pooled threads (no thread is started for it).</summary>
+    /// <summary>
+    /// Runs the connection on one of an acceptor's pooled threads (no thread is started for it). A plaintext
+    /// connection whose Logon has already arrived is first served on the calling (accept) thread, up to the Logon's
+    /// answer: a counterparty that logs on does not wait for a pooled thread to be scheduled on a busy machine.
+    /// </summary>
     internal void Start(ConnectionThreads threads)
     {
         BeforeRun();
+        if (_tls is null && _session is null)
+        {
+            ReceiveOnAccept();
+        }
+
         threads.Run(this);
+    }
+
+    /// <summary>One read of what the socket already holds (never waits), processed as the connection's thread would.</summary>
+    private void ReceiveOnAccept()
+    {
+        try
+        {
+            if (_socket.Available > 0 && !ReceiveAny())
+            {
+                Close(_reason == DisconnectReason.None ? DisconnectReason.PeerClosed : _reason);
+            }
+        }
+        catch (Exception ex) when (ex is SocketException or ObjectDisposedException)
+        {
+            Close(DisconnectReason.SocketError);
+        }
+        catch (Exception ex) when (ex is not OutOfMemoryException)
+        {
+            // An application callback that threw on the Logon: the connection's thread logs out and cleans up.
+            _log.WriteFault(_session?.LogIndex ?? -1, ex);
+            Close(DisconnectReason.EngineFault);
+        }
     }
 
     private void BeforeRun()
