@@ -76,8 +76,15 @@ public enum LogEvent : ushort
 
     /// <summary>A close found bytes still unsent after waiting for them (A: bytes, B: 1 when a Logout was among them).</summary>
     UnsentAtClose,
+
+    /// <summary>A TLS handshake failed and the peer was refused (detail: the reason).</summary>
     TlsHandshakeFailed,
+
+    /// <summary>TLS refused a record and the connection was closed (detail: the reason).</summary>
     TlsError,
+
+    /// <summary>A Logon was refused and the connection closed without a Logout (detail: the reason; note: why no Logout).</summary>
+    LogonRejectedNoLogout,
 }
 
 /// <summary>
@@ -90,7 +97,7 @@ public sealed class EngineLog : IDisposable
     private readonly Entry[] _ring;
     private readonly object _gate = new();
     private readonly Stream? _output;
-    private readonly byte[] _line = new byte[512];
+    private readonly byte[] _line = new byte[2048];
     private readonly char[] _address = new char[64];
     private readonly Thread? _writer;
     private byte[][] _sessionNames = [];
@@ -153,11 +160,28 @@ public sealed class EngineLog : IDisposable
     /// Records an event about a connection: <paramref name="peer"/> (the counterparty's address, kept by reference,
     /// formatted by the writer thread) starts the line. Never blocks on I/O, never allocates.
     /// </summary>
-    public void WritePeer(LogLevel level, LogEvent ev, int session, System.Net.EndPoint? peer, long a = 0, long b = 0)
+    public void WritePeer(LogLevel level, LogEvent ev, int session, System.Net.EndPoint? peer, long a = 0, long b = 0) =>
+        Record(level, ev, session, peer, a, b, null, null);
+
+    /// <summary>
+    /// Records a refusal (a connection or a Logon refused, a TLS handshake failed): the line starts with
+    /// <paramref name="peer"/>'s address and ends with <paramref name="reason"/> (and <paramref name="note"/> where
+    /// the event has one), and the "RapidFix" event source's <c>ConnectionRefused</c> event carries both. The
+    /// strings are kept by reference and formatted by the writer thread: never blocks on I/O, never allocates.
+    /// </summary>
+    public void WriteRefusal(LogLevel level, LogEvent ev, int session, System.Net.EndPoint? peer, string? reason, string? note = null) =>
+        Record(level, ev, session, peer, 0, 0, reason, note);
+
+    private void Record(LogLevel level, LogEvent ev, int session, System.Net.EndPoint? peer, long a, long b, string? detail, string? note)
     {
         if (RapidFixEventSource.Log.IsEnabled())
         {
-            SessionEventTrace.Write(level, ev, session < 0 ? null : SessionName(session), a, b);
+            string? name = session < 0 ? null : SessionName(session);
+            SessionEventTrace.Write(level, ev, name, a, b);
+            if (peer is not null && SessionEventTrace.IsRefusal(ev))
+            {
+                SessionEventTrace.WriteRefusal(ev, name, peer, detail, a, b);
+            }
         }
 
         if (level < MinimumLevel || _output is null)
@@ -174,7 +198,7 @@ public sealed class EngineLog : IDisposable
                 return;
             }
 
-            _ring[_head % _ring.Length] = new Entry(now, level, ev, session, a, b, peer);
+            _ring[_head % _ring.Length] = new Entry(now, level, ev, session, a, b, peer, detail, note);
             _head++;
         }
     }
@@ -202,33 +226,14 @@ public sealed class EngineLog : IDisposable
     }
 
     /// <summary>
-    /// Records an event with a line of text written at once (a refused logon with the peer's address and the
-    /// reason, say). Allocates and writes synchronously: for connection set-up and tear-down, never per message.
+    /// Records an event with a line of text (kept by reference, formatted by the writer thread like any entry).
+    /// For a refusal, <see cref="WriteRefusal"/> also names the peer.
     /// </summary>
     public void WriteDetail(LogLevel level, LogEvent ev, int session, string detail)
     {
         ArgumentNullException.ThrowIfNull(detail);
-        Write(level, ev, session);
-        if (level < MinimumLevel || _output is null)
-        {
-            return;
-        }
-
-        var text = Encoding.UTF8.GetBytes($"{DateTime.UtcNow:yyyyMMdd-HH:mm:ss.ffffff} {LevelText(level)}{SessionName(session) ?? "-"}: {detail}\n");
-        lock (_output)
-        {
-            _output.Write(text, 0, text.Length);
-            _output.Flush();
-        }
+        Record(level, ev, session, null, 0, 0, detail, null);
     }
-
-    private static string LevelText(LogLevel level) => level switch
-    {
-        LogLevel.Debug => "DEBUG ",
-        LogLevel.Info => "INFO  ",
-        LogLevel.Warning => "WARN  ",
-        _ => "ERROR ",
-    };
 
     /// <summary>The name a session registered with, or null for an unknown index.</summary>
     public string? SessionName(int session)
@@ -333,6 +338,7 @@ public sealed class EngineLog : IDisposable
             w.Append(": "u8);
         }
 
+        int textStart = w.Length;
         switch (e.Event)
         {
             case LogEvent.SessionCreated: w.Append("session created"u8); break;
@@ -362,7 +368,10 @@ public sealed class EngineLog : IDisposable
                 w.Append("too many messages ahead of a gap; MsgSeqNum "u8); w.Number(e.A);
                 w.Append(e.B != 0 ? " dropped (the ResendRequest out covers it)"u8 : " dropped (to be asked for again once the gap is filled)"u8);
                 break;
-            case LogEvent.LogonRejected: w.Append("logon refused (see the detail line)"u8); break;
+            case LogEvent.LogonRejected: w.Append("logon refused: "u8); w.AppendText(e.Detail); w.Append("; logging out"u8); break;
+            case LogEvent.LogonRejectedNoLogout:
+                w.Append("logon refused: "u8); w.AppendText(e.Detail); w.Append("; disconnecting without a Logout ("u8); w.AppendText(e.Note); w.Append(")"u8);
+                break;
             case LogEvent.LogoutNotSent: w.Append("Logout not sent: the connection is already closed"u8); break;
             case LogEvent.MsgSeqNumInvalid: w.Append("MsgSeqNum(34) missing or not a valid sequence number: logging out"u8); break;
             case LogEvent.ResendForDropped: w.Append("asking again for "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); w.Append(", dropped while the queue ahead of the gap was full"u8); break;
@@ -387,9 +396,27 @@ public sealed class EngineLog : IDisposable
             case LogEvent.TooManyPendingConnections: w.Append("connection refused: "u8); w.Number(e.A); w.Append(" connections awaiting logon on this port (limit MaxPendingLogons "u8); w.Number(e.B); w.Append(")"u8); break;
             case LogEvent.TooManyPendingFromAddress: w.Append("connection refused: "u8); w.Number(e.A); w.Append(" connections awaiting logon from this address (limit MaxPendingLogonsPerAddress "u8); w.Number(e.B); w.Append(")"u8); break;
             case LogEvent.UnsentAtClose: w.Append("closing with "u8); w.Number(e.A); w.Append(e.B != 0 ? " bytes unsent, our Logout among them: the counterparty stopped reading"u8 : " bytes unsent: the counterparty stopped reading"u8); break;
-            case LogEvent.TlsHandshakeFailed: w.Append("TLS handshake failed: connection refused (address and reason on the detail line)"u8); break;
-            case LogEvent.TlsError: w.Append("TLS error: connection closed (address and reason on the detail line)"u8); break;
-            default: w.Append("event "u8); w.Number((long)e.Event); break;
+            case LogEvent.TlsHandshakeFailed: w.Append("TLS handshake failed: "u8); w.AppendText(e.Detail); break;
+            case LogEvent.TlsError: w.Append("TLS error, connection closed: "u8); w.AppendText(e.Detail); break;
+            default:
+                if (e.Detail is null)
+                {
+                    w.Append("event "u8);
+                    w.Number((long)e.Event);
+                }
+
+                break;
+        }
+
+        if (e.Detail is not null && e.Event is not (LogEvent.LogonRejected or LogEvent.LogonRejectedNoLogout or LogEvent.TlsHandshakeFailed or LogEvent.TlsError))
+        {
+            // A detail line (WriteDetail): after the event's own text, if it has one.
+            if (w.Length > textStart)
+            {
+                w.Append(": "u8);
+            }
+
+            w.AppendText(e.Detail);
         }
 
         w.Append("\n"u8);
@@ -427,24 +454,65 @@ public sealed class EngineLog : IDisposable
     /// <summary>"address:port" without allocating for IP endpoints (the writer thread's scratch); other kinds by their text.</summary>
     private void AppendAddress(ref LineWriter w, System.Net.EndPoint peer)
     {
-        if (peer is System.Net.IPEndPoint ip && ip.Address.TryFormat(_address, out int chars))
-        {
-            bool v6 = ip.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6;
-            if (v6)
-            {
-                w.Append("["u8);
-            }
-
-            w.AppendAscii(_address.AsSpan(0, chars));
-            w.Append(v6 ? "]:"u8 : ":"u8);
-            w.Number(ip.Port);
-            return;
-        }
-
-        w.AppendAscii(peer.ToString().AsSpan());
+        int chars = FormatPeer(peer, _address);
+        w.AppendAscii(chars > 0 ? _address.AsSpan(0, chars) : peer.ToString().AsSpan());
     }
 
-    internal readonly record struct Entry(long TimeNanos, LogLevel Level, LogEvent Event, int Session, long A, long B, System.Net.EndPoint? Peer = null);
+    /// <summary>
+    /// Writes an IP endpoint as "address:port" ("[v6]:port"; an IPv4 peer of a dual-mode socket as plain IPv4) into
+    /// <paramref name="into"/> (64 characters suffice) without allocating: the character count, 0 for another kind of
+    /// endpoint.
+    /// </summary>
+    internal static int FormatPeer(System.Net.EndPoint peer, Span<char> into)
+    {
+        if (peer is not System.Net.IPEndPoint ip)
+        {
+            return 0;
+        }
+
+        int n;
+        var address = ip.Address;
+        if (address.IsIPv4MappedToIPv6)
+        {
+            Span<byte> bytes = stackalloc byte[16];
+            if (!address.TryWriteBytes(bytes, out _))
+            {
+                return 0;
+            }
+
+            n = 0;
+            for (int i = 12; i < 16; i++)
+            {
+                bytes[i].TryFormat(into.Slice(n), out int digits);
+                n += digits;
+                into[n++] = i < 15 ? '.' : ':';
+            }
+        }
+        else
+        {
+            bool v6 = address.AddressFamily == System.Net.Sockets.AddressFamily.InterNetworkV6;
+            int start = v6 ? 1 : 0;
+            if (!address.TryFormat(into.Slice(start), out int chars))
+            {
+                return 0;
+            }
+
+            n = start + chars;
+            if (v6)
+            {
+                into[0] = '[';
+                into[n++] = ']';
+            }
+
+            into[n++] = ':';
+        }
+
+        ip.Port.TryFormat(into.Slice(n), out int portDigits);
+        return n + portDigits;
+    }
+
+    internal readonly record struct Entry(long TimeNanos, LogLevel Level, LogEvent Event, int Session, long A, long B, System.Net.EndPoint? Peer = null,
+        string? Detail = null, string? Note = null);
 
     private ref struct LineWriter
     {
@@ -476,6 +544,36 @@ public sealed class EngineLog : IDisposable
             }
 
             Length += n;
+        }
+
+        /// <summary>Appends text as UTF-8 (nothing for null), cut at the end of the line buffer without allocating.</summary>
+        public void AppendText(string? text)
+        {
+            if (text is null)
+            {
+                return;
+            }
+
+            var room = _buffer.Slice(Length, _buffer.Length - 1 - Length);
+            if (Encoding.UTF8.GetMaxByteCount(text.Length) <= room.Length)
+            {
+                Length += Encoding.UTF8.GetBytes(text, room);
+                return;
+            }
+
+            // Too long for what is left of the line: as much as fits, a character at a time.
+            Span<byte> one = stackalloc byte[4];
+            foreach (var rune in text.EnumerateRunes())
+            {
+                int n = rune.EncodeToUtf8(one);
+                if (n > _buffer.Length - 1 - Length)
+                {
+                    break;
+                }
+
+                one.Slice(0, n).CopyTo(_buffer.Slice(Length));
+                Length += n;
+            }
         }
 
         public void Number(long value)

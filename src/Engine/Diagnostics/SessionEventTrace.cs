@@ -9,6 +9,28 @@ namespace RapidFix.Engine.Diagnostics;
 /// </summary>
 internal static class SessionEventTrace
 {
+    /// <summary>The events that refuse a counterparty: traced as <c>ConnectionRefused</c> with its address.</summary>
+    public static bool IsRefusal(LogEvent ev) => ev is LogEvent.TooManyPendingConnections or LogEvent.TooManyPendingFromAddress
+        or LogEvent.ClosedBeforeLogon or LogEvent.UnknownSession or LogEvent.AlreadyLoggedOn or LogEvent.NotLogonFirst
+        or LogEvent.LogonTimedOut or LogEvent.LogonRejected or LogEvent.LogonRejectedNoLogout or LogEvent.TlsHandshakeFailed;
+
+    /// <summary>
+    /// A refusal with the peer's address ("address:port", formatted on the stack) and the reason, when the event
+    /// source listens for session events. Allocation-free.
+    /// </summary>
+    public static void WriteRefusal(LogEvent ev, string? session, System.Net.EndPoint peer, string? reason, long a, long b)
+    {
+        var log = RapidFixEventSource.Log;
+        if (!log.IsEnabled(System.Diagnostics.Tracing.EventLevel.Warning, RapidFixEventSource.Keywords.Sessions))
+        {
+            return;
+        }
+
+        Span<char> address = stackalloc char[72];
+        int length = EngineLog.FormatPeer(peer, address);
+        log.WriteConnectionRefused(session ?? "", address.Slice(0, length), (int)ev, reason ?? "", a, b);
+    }
+
     public static void Write(LogLevel level, LogEvent ev, string? session, long a, long b)
     {
         if (session is null)

@@ -386,10 +386,8 @@ public sealed partial class FixSession
     private void RefuseLogon(string? logoutText, string detail, DisconnectReason reason, string? noLogoutBecause = null)
     {
         _counters.LogonsRefused++;
-        string peer = RemoteEndPoint?.ToString() ?? "unknown address";
-        _log.WriteDetail(LogLevel.Warning, LogEvent.LogonRejected, _logIndex, noLogoutBecause is null
-            ? $"logon from {peer} refused: {detail}; logging out"
-            : $"logon from {peer} refused: {detail}; disconnecting without a Logout ({noLogoutBecause})");
+        _log.WriteRefusal(LogLevel.Warning, noLogoutBecause is null ? LogEvent.LogonRejected : LogEvent.LogonRejectedNoLogout, _logIndex, RemoteEndPoint,
+            detail, noLogoutBecause);
         if (noLogoutBecause is null && !_sentLogout)
         {
             GenerateLogout(logoutText);

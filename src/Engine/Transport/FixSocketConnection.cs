@@ -776,8 +776,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         string? refusal = _tls!.Handshake();
         if (refusal is not null)
         {
-            _log.WriteDetail(LogLevel.Warning, LogEvent.TlsHandshakeFailed, _session?.LogIndex ?? -1,
-                $"TLS handshake with {PeerAddress()} failed: {refusal}");
+            _log.WriteRefusal(LogLevel.Warning, LogEvent.TlsHandshakeFailed, _session?.LogIndex ?? -1, RemoteEndPoint, refusal);
             Close(DisconnectReason.TlsHandshakeFailed);
             return false;
         }
@@ -790,14 +789,6 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
 
         return !_closed;
     }
-
-    /// <summary>The peer's address for a log line (an IPv4 peer of a dual-mode socket as plain IPv4). Allocates.</summary>
-    private string PeerAddress() => RemoteEndPoint switch
-    {
-        System.Net.IPEndPoint { Address.IsIPv4MappedToIPv6: true } ip => new System.Net.IPEndPoint(ip.Address.MapToIPv4(), ip.Port).ToString(),
-        { } endPoint => endPoint.ToString() ?? "an unknown address",
-        null => "an unknown address",
-    };
 
     private void Flush()
     {
@@ -866,8 +857,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         catch (IOException e)
         {
             // A record TLS refuses (corrupt, forged, truncated): the connection cannot be trusted any further.
-            _log.WriteDetail(LogLevel.Error, LogEvent.TlsError, _session?.LogIndex ?? -1,
-                $"TLS error on the connection with {PeerAddress()}: {e.Message}");
+            _log.WriteRefusal(LogLevel.Error, LogEvent.TlsError, _session?.LogIndex ?? -1, RemoteEndPoint, e.Message);
             Close(DisconnectReason.TlsError);
             return -1;
         }

@@ -34,6 +34,7 @@ public sealed class RapidFixEventSource : EventSource
     public const int SessionResendRequestId = 12;
     public const int SessionRejectId = 13;
     public const int SessionDisconnectedId = 14;
+    public const int ConnectionRefusedId = 15;
     public const int LatencySummaryId = 20;
     public const int EngineCountersId = 21;
 
@@ -195,6 +196,50 @@ public sealed class RapidFixEventSource : EventSource
             Set(d, 2, &a, 8);
             Set(d, 3, &b, 8);
             Write(eventId, count, d);
+        }
+    }
+
+    /// <param name="session">The session's identity ("" before a Logon named one).</param>
+    /// <param name="peer">The counterparty's address and port.</param>
+    /// <param name="logEvent">What refused it: the engine's log event number.</param>
+    /// <param name="reason">Why, in words ("" when the event and its numbers say it).</param>
+    /// <param name="a">The log event's first number (a limit's count, a disconnect reason).</param>
+    /// <param name="b">The log event's second number (the limit).</param>
+    [Event(ConnectionRefusedId, Level = EventLevel.Warning, Keywords = Keywords.Sessions,
+        Message = "{0}: connection from {1} refused (event {2}): {3}")]
+    public void ConnectionRefused(string session, string peer, int logEvent, string reason, long a, long b) =>
+        WriteConnectionRefused(session, peer, logEvent, reason, a, b);
+
+    /// <summary>Writes <see cref="ConnectionRefused"/> from spans (each copied with its terminator on the stack). Allocation-free.</summary>
+    [NonEvent]
+    public unsafe void WriteConnectionRefused(ReadOnlySpan<char> session, ReadOnlySpan<char> peer, int logEvent, ReadOnlySpan<char> reason, long a, long b)
+    {
+        if (!IsEnabled(EventLevel.Warning, Keywords.Sessions))
+        {
+            return;
+        }
+
+        // Bounded: a refusal's reason is a sentence, not a document.
+        session = session.Slice(0, Math.Min(session.Length, 256));
+        peer = peer.Slice(0, Math.Min(peer.Length, 128));
+        reason = reason.Slice(0, Math.Min(reason.Length, 1024));
+        Span<char> text = stackalloc char[session.Length + peer.Length + reason.Length + 3];
+        session.CopyTo(text);
+        text[session.Length] = '\0';
+        peer.CopyTo(text.Slice(session.Length + 1));
+        text[session.Length + 1 + peer.Length] = '\0';
+        reason.CopyTo(text.Slice(session.Length + peer.Length + 2));
+        text[^1] = '\0';
+        fixed (char* chars = text)
+        {
+            EventData* d = stackalloc EventData[6];
+            Set(d, 0, chars, (session.Length + 1) * sizeof(char));
+            Set(d, 1, chars + session.Length + 1, (peer.Length + 1) * sizeof(char));
+            Set(d, 2, &logEvent, 4);
+            Set(d, 3, chars + session.Length + peer.Length + 2, (reason.Length + 1) * sizeof(char));
+            Set(d, 4, &a, 8);
+            Set(d, 5, &b, 8);
+            Write(ConnectionRefusedId, 6, d);
         }
     }
 

@@ -27,7 +27,7 @@ public sealed class LogonDefenceTests
         Assert.True(h.Transport.Closed);
         Assert.Equal(0, h.Application.LogonRequests);
         Assert.Equal(0, h.Application.Logons);
-        Assert.Contains("logon from 192.0.2.10:40001 refused: " + reason, h.LogText(), StringComparison.Ordinal);
+        Assert.Contains("peer 192.0.2.10:40001: logon refused: " + reason, h.LogText(), StringComparison.Ordinal);
     }
 
     [Fact]
@@ -52,7 +52,7 @@ public sealed class LogonDefenceTests
         Assert.Equal(h.Peer, h.Application.PeerAtLogon);
         var logout = Assert.Single(h.TakeSent());
         Assert.Equal("not today", logout.Field(Tags.Text));
-        Assert.Contains("logon from 192.0.2.10:40001 refused: refused by the application: not today", h.LogText(), StringComparison.Ordinal);
+        Assert.Contains("peer 192.0.2.10:40001: logon refused: refused by the application: not today", h.LogText(), StringComparison.Ordinal);
         Assert.Equal(1, h.Session.Counters.LogonsRefused);
     }
 
@@ -80,8 +80,8 @@ public sealed class LogonDefenceTests
             Assert.Equal(1, h.Application.Logons);
 
             string log = h.LogText();
-            Assert.Contains("logon from 192.0.2.10:40001 refused: Password do not match the session's", log, StringComparison.Ordinal);
-            Assert.Contains("logon from 192.0.2.10:40001 refused: Username and Password missing", log, StringComparison.Ordinal);
+            Assert.Contains("peer 192.0.2.10:40001: logon refused: Password do not match the session's", log, StringComparison.Ordinal);
+            Assert.Contains("peer 192.0.2.10:40001: logon refused: Username and Password missing", log, StringComparison.Ordinal);
             Assert.DoesNotContain("s3cret-pw", log, StringComparison.Ordinal);
         }
         finally
@@ -108,7 +108,7 @@ public sealed class LogonDefenceTests
             Assert.Equal("Logon refused: source address not allowed", Assert.Single(outside.TakeSent()).Field(Tags.Text));
             Assert.True(outside.Transport.Closed);
             Assert.Equal(0, outside.Application.LogonRequests);
-            Assert.Contains("logon from 192.0.2.10:40001 refused: address not in AllowedRemoteAddresses (10.0.0.0/8, 2001:db8::/32)", outside.LogText(), StringComparison.Ordinal);
+            Assert.Contains("peer 192.0.2.10:40001: logon refused: address not in AllowedRemoteAddresses (10.0.0.0/8, 2001:db8::/32)", outside.LogText(), StringComparison.Ordinal);
         }
 
         using var inside = new ProtocolHarness("AllowedRemoteAddresses=10.0.0.0/8, 2001:db8::/32", new IPEndPoint(IPAddress.Parse("::ffff:10.20.30.40"), 5000));
@@ -240,8 +240,8 @@ public sealed class LogonDefenceTests
         Assert.True(h.Transport.Closed);
 
         string log = h.LogText();
-        Assert.Contains("logon from 192.0.2.10:40001 refused: first message was not a Logon (MsgType 0); disconnecting without a Logout", log, StringComparison.Ordinal);
-        Assert.Contains("logon from 192.0.2.10:40001 refused: invalid Logon: reject 1 (Required tag missing) tag 108", log, StringComparison.Ordinal);
+        Assert.Contains("peer 192.0.2.10:40001: logon refused: first message was not a Logon (MsgType 0); disconnecting without a Logout", log, StringComparison.Ordinal);
+        Assert.Contains("peer 192.0.2.10:40001: logon refused: invalid Logon: reject 1 (Required tag missing) tag 108", log, StringComparison.Ordinal);
         Assert.Equal(2, h.Session.Counters.LogonsRefused);
     }
 }

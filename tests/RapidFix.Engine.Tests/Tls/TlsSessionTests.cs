@@ -107,10 +107,10 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
         Assert.True(SessionHarness.ClosedByServer(socket, TimeSpan.FromSeconds(15)), "the acceptor kept a plaintext connection open");
         Assert.False(acceptor.Sessions[0].IsLoggedOn);
         Assert.Equal(0, executor.Logons);
-        SessionHarness.WaitUntil(() => log.Text.Contains($"TLS handshake with {local} failed"), "the refusal in the log");
-        string line = log.Text.Split('\n').First(l => l.Contains($"TLS handshake with {local} failed"));
+        SessionHarness.WaitUntil(() => log.Text.Contains($"peer {local}: TLS handshake failed"), "the refusal in the log");
+        string line = log.Text.Split('\n').First(l => l.Contains($"peer {local}: TLS handshake failed"));
         Assert.Contains("WARN", line);
-        Assert.True(line.Length > $"TLS handshake with {local} failed: ".Length + 40, $"no reason given: {line}");
+        Assert.True(line.Length > $"peer {local}: TLS handshake failed: ".Length + 40, $"no reason given: {line}");
     }
 
     [Fact]
@@ -154,7 +154,7 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
     public void A_client_without_a_certificate_is_refused_when_one_is_required()
     {
         string log = Refused(certificates.Acceptor(), NoClientCertificate, "the peer presented no certificate");
-        Assert.Contains("TLS handshake with 127.0.0.1:", log);
+        Assert.Matches(@"peer 127\.0\.0\.1:\d+: TLS handshake failed: ", log);
     }
 
     [Fact]
@@ -192,7 +192,7 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
     [Fact]
     public void A_plaintext_initiator_never_reaches_a_tls_acceptor_session()
     {
-        Refused(certificates.Acceptor(), "", "TLS handshake with 127.0.0.1:");
+        Refused(certificates.Acceptor(), "", "TLS handshake failed: ");
     }
 
     /// <summary>An initiator that trusts our CA and names the server, but has no certificate of its own.</summary>
@@ -216,7 +216,7 @@ public sealed class TlsSessionTests(TlsCertificates certificates) : IClassFixtur
         using var initiator = SessionHarness.Initiator(new OrderingApplication(), SessionHarness.Endpoint(port), initiatorTls, initiatorLogs ? log.Log : null);
 
         SessionHarness.WaitUntil(() => log.Text.Contains(expected), $"'{expected}' in the log");
-        Assert.Contains(initiatorLogs ? $"TLS handshake with 127.0.0.1:{port} failed" : "TLS handshake with 127.0.0.1:", log.Text);
+        Assert.Matches(initiatorLogs ? $@"peer 127\.0\.0\.1:{port}: TLS handshake failed: " : @"peer 127\.0\.0\.1:\d+: TLS handshake failed: ", log.Text);
         Thread.Sleep(500);
         Assert.False(initiator.Sessions[0].IsLoggedOn);
         Assert.False(acceptor.Sessions[0].IsLoggedOn);
