@@ -91,6 +91,9 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     private DisconnectReason _reason;
     private TlsChannel? _tls;
     private bool _sendingCiphertext;
+
+    // Set while SendTls encrypts a message it admitted to the outbound buffer (under the send lock).
+    private bool _tlsAdmitted;
     private long _lastTimer;
     private long _logonDeadline;
 
@@ -177,7 +180,11 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             : new FixConnection(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes);
         if (tls is not null)
         {
-            connection._tls = new TlsChannel(socket, connection, tls, server: router is not null, host, maxMessageSize);
+            connection._tls = new TlsChannel(socket, connection, tls, server: router is not null, host);
+            if (session is not null)
+            {
+                connection._tls.Bind(maxMessageSize);
+            }
         }
 
         return connection;
@@ -351,8 +358,9 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
                 }
             }
 
-            if (!FitsOutbound(message))
+            if (_tlsAdmitted ? message.Length > _pending.Length - _pendingLength : !FitsOutbound(message.Length, message))
             {
+                // Ciphertext of an admitted message never fails here: SendTls admitted its largest size.
                 return false;
             }
 
@@ -363,16 +371,17 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     }
 
     /// <summary>
-    /// Whether <paramref name="message"/> may join the outbound buffer (under the send lock). Normal sends leave
+    /// Whether <paramref name="length"/> bytes may join the outbound buffer (under the send lock). Normal sends leave
     /// <see cref="FinalMessageReserve"/> bytes free; the first that does not fit marks the buffer full and fails (the
-    /// session then logs out), after which only one Logout may still use the reserve.
+    /// session then logs out), after which only one Logout (<paramref name="plaintext"/> is one) may still use the
+    /// reserve. Over TLS the length is the largest the message's records can take, decided before it is encrypted.
     /// </summary>
-    private bool FitsOutbound(ReadOnlySpan<byte> message)
+    private bool FitsOutbound(int length, ReadOnlySpan<byte> plaintext)
     {
         int free = _pending.Length - _pendingLength;
         if (!_outboundFull)
         {
-            if (message.Length <= free - FinalMessageReserve)
+            if (length <= free - FinalMessageReserve)
             {
                 return true;
             }
@@ -382,7 +391,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             return false;
         }
 
-        if (_finalLogoutQueued || message.Length > free || !IsLogout(message))
+        if (_finalLogoutQueued || length > free || !IsLogout(plaintext))
         {
             return false;
         }
@@ -391,16 +400,26 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         return true;
     }
 
-    /// <summary>Encrypts a message; the records come back through ITlsConnection.SendCiphertext to the plain path above.</summary>
+    /// <summary>
+    /// Encrypts a message; the records come back through ITlsConnection.SendCiphertext to the plain path above. The
+    /// outbound buffer's rules (the reserve for a last Logout included) are applied to the plaintext first, with the
+    /// most its records can take: a record the buffer then refused would break the TLS stream for good.
+    /// </summary>
     private bool SendTls(ReadOnlySpan<byte> message)
     {
         lock (_sendLock)
         {
-            if (_closed)
+            if (_closed || _closing)
             {
                 return false;
             }
 
+            if (!FitsOutbound(TlsChannel.CiphertextBound(message.Length), message))
+            {
+                return false;
+            }
+
+            _tlsAdmitted = true;
             try
             {
                 _tls!.Write(message);
@@ -410,6 +429,10 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             {
                 Close(DisconnectReason.TlsError);
                 return false;
+            }
+            finally
+            {
+                _tlsAdmitted = false;
             }
         }
     }
@@ -652,6 +675,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         }
 
         AllocateReceiveBuffers();
+        _tls?.Bind(_maxMessageSize);
         LeavePending();
     }
 

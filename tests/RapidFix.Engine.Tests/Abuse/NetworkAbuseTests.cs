@@ -152,7 +152,7 @@ public sealed class NetworkAbuseTests
 
     // A 64 KB outbound buffer and small fixed socket buffers (no autotuning), so that a reader that stops reading
     // fills them all in a moment.
-    private const string SlowReaderSettings = "OutboundQueueDepth=64\nSocketSendBufferSize=8192";
+    internal const string SlowReaderSettings = "OutboundQueueDepth=64\nSocketSendBufferSize=8192";
 
     /// <summary>A logged-on raw client with a small receive buffer that reads nothing after the Logon answer.</summary>
     private static Socket LoggedOnNonReader(FixEngine acceptor)
@@ -166,7 +166,7 @@ public sealed class NetworkAbuseTests
     }
 
     /// <summary>Sends News from the acceptor's session until a send is refused (the outbound buffer is full).</summary>
-    private static void FillUntilRefused(FixSession session)
+    internal static void FillUntilRefused(FixSession session)
     {
         var body = Encoding.ASCII.GetBytes("148=" + new string('x', 400) + "\u0001");
         for (int i = 0; i < 1_000_000; i++)

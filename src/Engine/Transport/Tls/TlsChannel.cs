@@ -27,7 +27,7 @@ internal sealed class TlsChannel : IDisposable
     private readonly bool _server;
     private readonly string _host;
     private readonly byte[] _plainIn = GC.AllocateUninitializedArray<byte>(PlaintextRecord + 1024, pinned: true);
-    private readonly byte[] _plainOut;
+    private byte[] _plainOut = [];
     private int _inStart;
     private int _inEnd;
     private string? _rejection;
@@ -37,15 +37,35 @@ internal sealed class TlsChannel : IDisposable
     /// <param name="options">The session's TLS settings.</param>
     /// <param name="server">True on an acceptor's connection.</param>
     /// <param name="host">Initiator: the host connected to (the expected server name unless SSLServerName says otherwise).</param>
-    /// <param name="maxMessageSize">Largest message sent: the size of the send buffer.</param>
-    public TlsChannel(System.Net.Sockets.Socket socket, ITlsConnection connection, TlsOptions options, bool server, string? host, int maxMessageSize)
+    /// <remarks>
+    /// An acceptor's channel holds only what the handshake and a Logon need until <see cref="Bind"/>: a small
+    /// ciphertext buffer and the plaintext record buffer, no send buffer (nothing is sent before the Logon binds it).
+    /// </remarks>
+    public TlsChannel(System.Net.Sockets.Socket socket, ITlsConnection connection, TlsOptions options, bool server, string? host)
     {
         _options = options;
         _server = server;
         _host = host ?? "";
         _records = new TlsRecordStream(socket, connection);
         _ssl = new SslStream(_records, leaveInnerStreamOpen: true);
+    }
+
+    /// <summary>
+    /// The most bytes the records of <paramref name="plaintext"/> bytes of messages take: each record of up to 16 KB
+    /// of plaintext adds its header, the content type, padding and the authentication tag (well under 256 bytes in
+    /// TLS 1.2 and 1.3).
+    /// </summary>
+    public static int CiphertextBound(int plaintext) => plaintext + (plaintext / PlaintextRecord + 1) * 256;
+
+    /// <summary>
+    /// The connection is bound to its session (connection set-up: allocates): the send buffer, sized to the largest
+    /// message, and the full-size ciphertext buffer.
+    /// </summary>
+    /// <param name="maxMessageSize">Largest message sent: the size of the send buffer.</param>
+    public void Bind(int maxMessageSize)
+    {
         _plainOut = GC.AllocateUninitializedArray<byte>(Math.Max(maxMessageSize, PlaintextRecord), pinned: true);
+        _records.Bind();
     }
 
     /// <summary>Decrypted or undecrypted bytes wait here: read again before polling the socket.</summary>

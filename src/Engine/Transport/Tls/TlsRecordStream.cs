@@ -14,7 +14,8 @@ namespace RapidFix.Engine.Transport.Tls;
 /// must wait for the rest of a record, it polls the socket and, between polls, lets the connection run its timer and
 /// drain its outbound buffer: a peer that sends half a record stalls nothing. Writes go to the connection's
 /// non-blocking send path (what the kernel does not take waits in the bounded outbound buffer).
-/// Nothing here allocates after construction.
+/// Nothing here allocates after <see cref="Bind"/> (an acceptor's connection reads its handshake and Logon through a
+/// small buffer until then).
 /// </remarks>
 internal sealed class TlsRecordStream : Stream
 {
@@ -26,7 +27,11 @@ internal sealed class TlsRecordStream : Stream
 
     private readonly Socket _socket;
     private readonly ITlsConnection _connection;
-    private readonly byte[] _buffer = GC.AllocateUninitializedArray<byte>(2 * MaxRecordLength, pinned: true);
+    // Until the connection is bound, the handshake and a Logon read through a small buffer (reads are just more
+    // frequent); Bind gives it the full size.
+    private const int UnboundBufferLength = 4096;
+
+    private byte[] _buffer = GC.AllocateUninitializedArray<byte>(UnboundBufferLength, pinned: true);
     private readonly byte[] _header = new byte[HeaderLength];
     private int _start;
     private int _end;
@@ -37,6 +42,21 @@ internal sealed class TlsRecordStream : Stream
     {
         _socket = socket;
         _connection = connection;
+    }
+
+    /// <summary>The full-size buffer (connection set-up: allocates), keeping what is buffered.</summary>
+    public void Bind()
+    {
+        if (_buffer.Length >= 2 * MaxRecordLength)
+        {
+            return;
+        }
+
+        var full = GC.AllocateUninitializedArray<byte>(2 * MaxRecordLength, pinned: true);
+        _buffer.AsSpan(_start, _end - _start).CopyTo(full);
+        _end -= _start;
+        _start = 0;
+        _buffer = full;
     }
 
     /// <summary>While the handshake runs: the Stopwatch timestamp at which waiting for the peer fails; 0 afterwards.</summary>

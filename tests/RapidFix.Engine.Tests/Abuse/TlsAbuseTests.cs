@@ -1,0 +1,68 @@
+using System.Net;
+using System.Net.Security;
+using System.Net.Sockets;
+using System.Security.Authentication;
+using System.Text;
+using RapidFix.Engine.Tests.Sessions;
+using RapidFix.Engine.Tests.Tls;
+
+namespace RapidFix.Engine.Tests.Abuse;
+
+/// <summary>Hostile counterparties over TLS: what holds for plaintext connections holds inside TLS records too.</summary>
+[Collection(nameof(NetworkAbuse))]
+public sealed class TlsAbuseTests(TlsCertificates certificates) : IClassFixture<TlsCertificates>
+{
+    [Fact]
+    public void A_tls_reader_that_stops_reading_gets_a_Logout_with_the_reason_when_it_reads_again()
+    {
+        // The reserve kept for a last Logout must work when the outbound buffer holds TLS records: the message that
+        // does not fit is refused before it is encrypted (a record dropped after would break the stream), and the
+        // session's Logout is encrypted into the reserve.
+        using var log = new CapturedLog();
+        using var acceptor = SessionHarness.Acceptor(new ExecutingApplication(), extra: certificates.Acceptor(NetworkAbuseTests.SlowReaderSettings), log: log.Log);
+        using var socket = new Socket(AddressFamily.InterNetwork, SocketType.Stream, ProtocolType.Tcp) { NoDelay = true, ReceiveBufferSize = 4096 };
+        socket.Connect(IPAddress.Loopback, AbuseHarness.Port(acceptor));
+        using var network = new NetworkStream(socket, ownsSocket: false);
+        using var ssl = new SslStream(network, leaveInnerStreamOpen: true, (_, _, _, _) => true);
+        ssl.AuthenticateAsClient(new SslClientAuthenticationOptions
+        {
+            TargetHost = "localhost",
+            ClientCertificates = [certificates.ClientCertificate],
+            EnabledSslProtocols = SslProtocols.Tls12 | SslProtocols.Tls13,
+        });
+        socket.ReceiveTimeout = 15_000;
+        ssl.Write(SessionHarness.RawLogon(1, "CLIENT", "EXEC"));
+        SessionHarness.WaitUntil(() => acceptor.Sessions[0].IsLoggedOn, "the logon over TLS");
+
+        NetworkAbuseTests.FillUntilRefused(acceptor.Sessions[0]);
+
+        var received = ReadToClose(ssl, socket);
+        int logout = received.LastIndexOf("\u000135=5\u0001", StringComparison.Ordinal);
+        Assert.True(logout >= 0, $"no Logout among the {received.Length} bytes received before the close");
+        Assert.Contains("\u000158=Outbound buffer full: counterparty too slow\u0001", received[logout..], StringComparison.Ordinal);
+        log.WaitForLine(socket.LocalEndPoint!, "connection closed: outbound buffer full");
+        NetworkAbuseTests.AssertNoFault(log);
+    }
+
+    /// <summary>Everything decrypted until the server closes the connection.</summary>
+    private static string ReadToClose(SslStream ssl, Socket socket)
+    {
+        socket.ReceiveTimeout = 20_000;
+        var all = new MemoryStream();
+        var buffer = new byte[1 << 16];
+        try
+        {
+            int n;
+            while ((n = ssl.Read(buffer, 0, buffer.Length)) > 0)
+            {
+                all.Write(buffer, 0, n);
+            }
+        }
+        catch (IOException)
+        {
+            // Reset after the last record: what was decrypted is what the test checks.
+        }
+
+        return Encoding.ASCII.GetString(all.ToArray());
+    }
+}
