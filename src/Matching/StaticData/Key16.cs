@@ -28,11 +28,35 @@ internal readonly struct Key16 : IEquatable<Key16>
             return false;
         }
 
-        Span<byte> buffer = stackalloc byte[16];
-        buffer.Clear();
-        bytes.CopyTo(buffer);
-        key = new Key16(BinaryPrimitives.ReadUInt64LittleEndian(buffer), BinaryPrimitives.ReadUInt64LittleEndian(buffer[8..]), bytes.Length);
+        // Two words read straight from the bytes (overlapping reads for lengths that are not 8 or 16); with the
+        // length in the key this is one-to-one, and load and lookup build keys the same way.
+        key = bytes.Length > 8
+            ? new Key16(BinaryPrimitives.ReadUInt64LittleEndian(bytes), Load8(bytes[8..]), bytes.Length)
+            : new Key16(Load8(bytes), 0, bytes.Length);
         return true;
+    }
+
+    /// <summary>Up to 8 bytes as one word (overlapping reads for 4 to 7 bytes).</summary>
+    internal static ulong Load8(ReadOnlySpan<byte> bytes)
+    {
+        int n = bytes.Length;
+        if (n >= 8)
+        {
+            return BinaryPrimitives.ReadUInt64LittleEndian(bytes);
+        }
+
+        if (n >= 4)
+        {
+            return BinaryPrimitives.ReadUInt32LittleEndian(bytes) | ((ulong)BinaryPrimitives.ReadUInt32LittleEndian(bytes[(n - 4)..]) << 32);
+        }
+
+        ulong v = 0;
+        for (int i = 0; i < n; i++)
+        {
+            v |= (ulong)bytes[i] << (8 * i);
+        }
+
+        return v;
     }
 
     public bool Equals(Key16 other) => _a == other._a && _b == other._b && _length == other._length;
