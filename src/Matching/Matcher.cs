@@ -37,6 +37,8 @@ public sealed class Matcher
     private int _newestOpen = -1;
     private int _oldestPending = -1;
     private int _newestPending = -1;
+    private int _oldestWithdrawn = -1;
+    private int _newestWithdrawn = -1;
     private int _day;
     private int _businessDate;
     private long _nextTradeNumber;
@@ -202,6 +204,19 @@ public sealed class Matcher
             var f = Failure.Of(ExceptionReason.Expired, Criterion.Account, 448, FailureValue.Text);
             RecordException(p, ref f, ref sink);
             FreeMessage(p);
+        }
+
+        // Withdrawn IDs whose trade has gone are remembered as long as an open trade would be.
+        while (_oldestWithdrawn >= 0 && _msgs[_oldestWithdrawn].OpenedDay <= limit)
+        {
+            int w = _oldestWithdrawn;
+            _oldestWithdrawn = _msgs[w].NextChain;
+            if (_oldestWithdrawn < 0)
+            {
+                _newestWithdrawn = -1;
+            }
+
+            FreeMessage(w);
         }
 
         while (_clearedCount > 0 && _trades[_clearedRing[_clearedHead]].ClearedDay <= limit)
@@ -592,6 +607,8 @@ public sealed class Matcher
         {
             if (IsEmpty(trade))
             {
+                // The trade goes, its withdrawn IDs stay taken: a resend of the cancelled message is a duplicate.
+                KeepWithdrawn(trade);
                 FreeTrade(trade);
             }
             else
@@ -1247,7 +1264,7 @@ public sealed class Matcher
         ref var msg = ref _msgs[message];
         if (trade < 0)
         {
-            FreeMessage(message);
+            Withdrawn(message); // a waiting SET's: no trade to keep it with
             return;
         }
 
@@ -1255,6 +1272,43 @@ public sealed class Matcher
         msg.Trade = trade;
         msg.NextChain = _trades[trade].History;
         _trades[trade].History = message;
+    }
+
+    /// <summary>Moves trade <paramref name="t"/>'s history (replaced and cancelled messages, cancels) to the withdrawn IDs.</summary>
+    private void KeepWithdrawn(int t)
+    {
+        ref var trade = ref _trades[t];
+        for (int h = trade.History; h >= 0;)
+        {
+            int next = _msgs[h].NextChain;
+            Withdrawn(h);
+            h = next;
+        }
+
+        trade.History = -1;
+    }
+
+    /// <summary>
+    /// Keeps a withdrawn message that belongs to no trade (its ID answers duplicates and refuses references) until
+    /// <see cref="MatcherOptions.ExpiryBusinessDays"/> business days have passed (oldest first, in a FIFO through NextChain).
+    /// </summary>
+    private void Withdrawn(int message)
+    {
+        ref var msg = ref _msgs[message];
+        msg.State = RecordState.History;
+        msg.Trade = -1;
+        msg.OpenedDay = _day;
+        msg.NextChain = -1;
+        if (_newestWithdrawn >= 0)
+        {
+            _msgs[_newestWithdrawn].NextChain = message;
+        }
+        else
+        {
+            _oldestWithdrawn = message;
+        }
+
+        _newestWithdrawn = message;
     }
 
     private bool IsEmpty(int t)
@@ -1348,6 +1402,16 @@ public sealed class Matcher
         _freeTrade = t;
     }
 
+    private void PrefetchRecord(int message)
+    {
+        if (message >= 0)
+        {
+            ref var msg = ref _msgs[message];
+            Prefetcher.Touch(ref msg.State);
+            Prefetcher.Touch(ref msg.IdHash);
+        }
+    }
+
     private void PrefetchIdEntry(int message)
     {
         if (message >= 0)
@@ -1369,6 +1433,28 @@ public sealed class Matcher
         int t = _clearedRing[_clearedHead];
         _clearedHead = (_clearedHead + 1) % _clearedRing.Length;
         _clearedCount--;
+
+        // Evictions come one per cleared trade: fetch what the next two will touch now (the records of the next
+        // trade's messages, the record of the one after), so that their misses are no longer in the way.
+        if (_clearedCount > 0)
+        {
+            ref var next = ref _trades[_clearedRing[_clearedHead]];
+            PrefetchRecord(next.Noe);
+            for (int i = 0; i < next.SlotCount; i++)
+            {
+                PrefetchRecord(next.Slots[i].Alc);
+                PrefetchRecord(next.Slots[i].Npr);
+                PrefetchRecord(next.Slots[i].Set);
+            }
+        }
+
+        if (_clearedCount > 1)
+        {
+            ref var after = ref _trades[_clearedRing[(_clearedHead + 1) % _clearedRing.Length]];
+            Prefetcher.Touch(ref after);
+            Prefetcher.Touch(ref after.Slots);
+        }
+
         FreeTrade(t);
     }
 
@@ -1664,7 +1750,7 @@ public sealed class Matcher
     private static void Ack<TSink>(in MatchInput input, AckStatus status, ref TSink sink)
         where TSink : IMatchSink
     {
-        var ack = new MatchAck { Kind = input.Kind, Trans = input.Trans, Status = status, MessageId = input.MessageId, Sender = input.Sender };
+        var ack = new MatchAck { Kind = input.Kind, Trans = input.Trans, Status = status, MessageId = input.MessageId, Sender = input.Sender, Isin = input.Isin };
         sink.OnAck(in ack);
     }
 
@@ -1685,7 +1771,7 @@ public sealed class Matcher
         var ack = new MatchAck
         {
             Kind = input.Kind, Trans = input.Trans, Status = AckStatus.Rejected, Reason = f.Reason, Criterion = f.Criterion,
-            Tag = f.Tag, ExceptionId = e.Id, MessageId = input.MessageId, Sender = input.Sender,
+            Tag = f.Tag, ExceptionId = e.Id, MessageId = input.MessageId, Sender = input.Sender, Isin = input.Isin,
         };
         sink.OnAck(in ack);
         sink.OnException(in e);

@@ -69,3 +69,53 @@ internal readonly struct Key16 : IEquatable<Key16>
         return (int)(h ^ (h >> 32));
     }
 }
+
+/// <summary>
+/// A frozen open-addressing table from <see cref="Key16"/> to an index, built once after loading: a lookup hashes
+/// the key and compares it in place (a dictionary adds a bucket-to-entry indirection and a comparer per probe).
+/// </summary>
+internal sealed class KeyTable
+{
+    private readonly Key16[] _keys;
+    private readonly int[] _values; // -1 empty
+    private readonly int _mask;
+
+    /// <summary>Copies <paramref name="map"/> (load factor at most 1/2).</summary>
+    public KeyTable(Dictionary<Key16, int> map)
+    {
+        int size = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(16, map.Count * 2));
+        _keys = new Key16[size];
+        _values = new int[size];
+        _mask = size - 1;
+        Array.Fill(_values, -1);
+        foreach (var (key, value) in map)
+        {
+            int i = key.GetHashCode() & _mask;
+            while (_values[i] >= 0)
+            {
+                i = (i + 1) & _mask;
+            }
+
+            _keys[i] = key;
+            _values[i] = value;
+        }
+    }
+
+    /// <summary>The index of <paramref name="id"/>, or -1.</summary>
+    public int Find(ReadOnlySpan<byte> id)
+    {
+        if (!Key16.TryCreate(id, out var key))
+        {
+            return -1;
+        }
+
+        for (int i = key.GetHashCode() & _mask; ; i = (i + 1) & _mask)
+        {
+            int v = _values[i];
+            if (v < 0 || _keys[i].Equals(key))
+            {
+                return v;
+            }
+        }
+    }
+}
