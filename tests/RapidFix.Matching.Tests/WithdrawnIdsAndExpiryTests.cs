@@ -1,3 +1,5 @@
+using RapidFix.Tests.Shared;
+
 namespace RapidFix.Matching.Tests;
 
 /// <summary>Withdrawn IDs after their trade has gone, the ISIN on acks, expiry counted on the settlement calendar.</summary>
@@ -98,6 +100,65 @@ public sealed class WithdrawnIdsAndExpiryTests
         Assert.Equal(ExceptionReason.TableFull, sink.LastAck.Reason);
         Assert.Equal(1, matcher.Counters.TableFull);
         Assert.Equal(0, matcher.OpenTrades);
+    }
+
+    private sealed class CancelFlow
+    {
+        public required Matcher Matcher;
+        public required MatchInput[][] Trades;
+        public required MatchInput[][] Cancels;
+        public CountingSink Sink;
+        public int Next;
+        public DateOnly Date = new(2026, 11, 23);
+    }
+
+    [Fact]
+    public void Cancelling_trades_away_and_releasing_their_withdrawn_IDs_allocates_nothing()
+    {
+        // NOE and ALC-A, both cancelled (the trade empties, four withdrawn IDs), a resend of the cancelled NOE
+        // (a duplicate), and business days that release the withdrawn IDs.
+        var template = Trades.Documented();
+        var cancelNoe = Trades.Read(CancelNoe(template));
+        var cancelAlc = Trades.Read(Demo.Frame(Demo.With(template["ALC-A"], "70=ALC-2001C", "71=2").Replace("|71=2|", "|71=2|72=ALC-2001|", StringComparison.Ordinal).TrimEnd('|').Split('|')));
+        var trades = AllocationAndBoundaryTests.TradeInputs(512);
+        var cancels = new MatchInput[trades.Length][];
+        for (int t = 0; t < trades.Length; t++)
+        {
+            cancels[t] = [cancelNoe, cancelAlc];
+            for (int k = 0; k < 2; k++)
+            {
+                var target = trades[t][k];
+                cancels[t][k].RefId = target.Id;
+                cancels[t][k].Id.TrySet(System.Text.Encoding.ASCII.GetBytes(target.Id + "C"));
+                cancels[t][k].MessageId = cancels[t][k].Id;
+            }
+        }
+
+        var flow = new CancelFlow { Matcher = Demo.NewMatcher(openTrades: 1024, exceptions: 64), Trades = trades, Cancels = cancels };
+        long bytes = Allocations.Measure(flow, static f =>
+        {
+            int n = f.Next++ % f.Trades.Length;
+            if (n == 0)
+            {
+                // A business day per pass over the trades: IDs withdrawn three passes ago are released, so the
+                // same IDs come back as new messages.
+                f.Date = f.Date.AddDays(1);
+                f.Matcher.AdvanceBusinessDate(f.Date.Year * 10000 + f.Date.Month * 100 + f.Date.Day, ref f.Sink);
+            }
+
+            var trade = f.Trades[n];
+            f.Matcher.Process(in trade[0], ref f.Sink);
+            f.Matcher.Process(in trade[1], ref f.Sink);
+            f.Matcher.Process(in f.Cancels[n][0], ref f.Sink);
+            f.Matcher.Process(in f.Cancels[n][1], ref f.Sink);
+            f.Matcher.Process(in trade[0], ref f.Sink);
+        }, iterations: 20_000);
+
+        Assert.Equal(0, bytes);
+        Assert.Equal(0, flow.Matcher.OpenTrades);
+        Assert.True(flow.Matcher.Counters.Duplicates > 5_000);
+        Assert.True(flow.Matcher.Counters.Accepted > 20_000);
+        Assert.Equal(0, flow.Matcher.Counters.TableFull);
     }
 
     [Fact]
