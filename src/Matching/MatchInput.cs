@@ -253,6 +253,14 @@ public static class Scaled
     /// <summary>a × b / 10^6 (both scaled), rounded half away from zero; false on overflow.</summary>
     public static bool TryMultiply(long a, long b, out long product)
     {
+        // Quantities and prices make products far below 2^63: take the 64-bit path (Int128 division is slow).
+        long high = Math.BigMul(a, b, out long low);
+        if (high == (low >> 63) && low is > long.MinValue + One and < long.MaxValue - One)
+        {
+            product = low >= 0 ? (low + One / 2) / One : -((-low + One / 2) / One);
+            return true;
+        }
+
         Int128 p = (Int128)a * b;
         Int128 half = One / 2;
         Int128 q = p >= 0 ? (p + half) / One : -((-p + half) / One);

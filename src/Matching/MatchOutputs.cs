@@ -49,6 +49,9 @@ public struct MatchAck
     /// <summary>The participant that sent the message (the session to answer on).</summary>
     public Bytes16 Sender;
 
+    /// <summary>The message's ISIN (48) as received, empty when it carried none (SET): the AR echoes it in 48 with 22=4.</summary>
+    public Bytes16 Isin;
+
     /// <summary>The standard reject reason for this kind's ack (751, 88, 774 or 380): <see cref="RejectCodes"/>.</summary>
     public readonly int RejectCode => RejectCodes.For(Kind, Reason, Criterion);
 }

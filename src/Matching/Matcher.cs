@@ -22,10 +22,10 @@ public sealed class Matcher
     private readonly MatcherOptions _options;
     private readonly TradeRecord[] _trades;
     private readonly MessageRecord[] _msgs;
-    private readonly int[] _tradeBuckets;
-    private readonly int[] _idBuckets;
-    private readonly int[] _awaitBuckets;
-    private readonly int[] _pendingBuckets;
+    private readonly HashIndex _tradeIndex;
+    private readonly HashIndex _idIndex;
+    private readonly int[] _accountBuckets; // per bucket: [2b] waiting SETs, [2b + 1] slots awaiting a SET (one cache line)
+    private readonly uint _accountMask;
     private readonly int[] _clearedRing;
     private readonly ExceptionQueue _exceptions;
     private int _freeTrade;
@@ -37,12 +37,17 @@ public sealed class Matcher
     private int _newestOpen = -1;
     private int _oldestPending = -1;
     private int _newestPending = -1;
+    private int _oldestWithdrawn = -1;
+    private int _newestWithdrawn = -1;
     private int _day;
     private int _businessDate;
     private long _nextTradeNumber;
     private MatchInput _input;
     private MessageRecord _scratch;
     private MatcherCounters _counters;
+    private int _calendarCurrency = -1;
+    private int _calendarDate;
+    private bool _calendarIsBusinessDay;
 
     /// <summary>Creates the tables (startup: this allocates them all).</summary>
     public Matcher(ReferenceData reference, MatcherOptions options)
@@ -63,7 +68,7 @@ public sealed class Matcher
         _trades = new TradeRecord[trades];
         for (int i = 0; i < trades; i++)
         {
-            _trades[i].NextInBucket = i + 1 < trades ? i + 1 : -1;
+            _trades[i].NextFree = i + 1 < trades ? i + 1 : -1;
         }
 
         _msgs = new MessageRecord[options.ResolvedMessages];
@@ -72,10 +77,10 @@ public sealed class Matcher
             _msgs[i].NextChain = i + 1 < _msgs.Length ? i + 1 : -1;
         }
 
-        _tradeBuckets = Buckets(trades);
-        _idBuckets = Buckets(_msgs.Length);
-        _awaitBuckets = Buckets(trades);
-        _pendingBuckets = Buckets(trades);
+        _tradeIndex = new HashIndex(trades);
+        _idIndex = new HashIndex(_msgs.Length);
+        _accountBuckets = Buckets(2 * (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(trades, 16)));
+        _accountMask = (uint)(_accountBuckets.Length / 2 - 1);
         _clearedRing = new int[options.ResolvedClearedTrades];
         _exceptions = new ExceptionQueue(options.Exceptions);
     }
@@ -126,12 +131,19 @@ public sealed class Matcher
         where TSink : IMatchSink
     {
         _counters.Messages++;
+
+        // With a million open trades every table lookup is a cache miss: start fetching the ID index entry now, so
+        // that it arrives while the message is validated, and the trade and account entries before they are needed.
+        uint idHash = IdHash(input.Kind, input.Sender.Span, input.Id.Span);
+        _idIndex.Prefetch(idHash);
         if (!Resolve(in input, ref _scratch, out var failure))
         {
             Reject(in input, ref failure, ref sink);
             return;
         }
 
+        _scratch.IdHash = idHash;
+        PrefetchKeys(ref _scratch);
         int existing = FindId(_scratch.Kind, _scratch.Sender, input.Id.Span, _scratch.IdHash);
         if (existing >= 0)
         {
@@ -194,6 +206,19 @@ public sealed class Matcher
             FreeMessage(p);
         }
 
+        // Withdrawn IDs whose trade has gone are remembered as long as an open trade would be.
+        while (_oldestWithdrawn >= 0 && _msgs[_oldestWithdrawn].OpenedDay <= limit)
+        {
+            int w = _oldestWithdrawn;
+            _oldestWithdrawn = _msgs[w].NextChain;
+            if (_oldestWithdrawn < 0)
+            {
+                _newestWithdrawn = -1;
+            }
+
+            FreeMessage(w);
+        }
+
         while (_clearedCount > 0 && _trades[_clearedRing[_clearedHead]].ClearedDay <= limit)
         {
             DropOldestCleared();
@@ -242,10 +267,13 @@ public sealed class Matcher
         r.Side = input.Side;
         r.Present = input.Present;
         r.Security = r.Currency = r.SettlCurrency = r.Account = r.Place = -1;
-        r.Sender = _ref.FindParticipant(input.Sender.Span);
         r.Im = _ref.FindParticipant(input.InvestmentManager.Span);
         r.Eb = _ref.FindParticipant(input.ExecutingBroker.Span);
-        r.IdHash = IdHash(input.Kind, r.Sender, input.Id.Span);
+
+        // The sender is one of the two parties on every valid message: compare bytes before looking it up.
+        r.Sender = input.Sender.Span.SequenceEqual(input.ExecutingBroker.Span) ? r.Eb
+            : input.Sender.Span.SequenceEqual(input.InvestmentManager.Span) ? r.Im
+            : _ref.FindParticipant(input.Sender.Span);
         f = default;
         if (r.Sender < 0)
         {
@@ -298,7 +326,8 @@ public sealed class Matcher
             return true;
         }
 
-        if (!Isin.IsValid(input.Isin.Span) || (r.Security = _ref.FindSecurity(input.Isin.Span)) < 0)
+        // Static data holds only ISINs whose check digit is valid (checked at load), so a known ISIN is a valid one.
+        if ((r.Security = _ref.FindSecurity(input.Isin.Span)) < 0)
         {
             return Fail(out f, ExceptionReason.StaticData, Criterion.Security, 48, FailureValue.Text);
         }
@@ -317,7 +346,7 @@ public sealed class Matcher
                 return Fail(out f, ExceptionReason.InvalidField, Criterion.SettlementDate, 64, FailureValue.Integer, input.SettlDate, input.TradeDate);
             }
 
-            if (!_ref.IsBusinessDay(r.SettlCurrency >= 0 ? r.SettlCurrency : r.Currency, input.SettlDate))
+            if (!IsBusinessDay(r.SettlCurrency >= 0 ? r.SettlCurrency : r.Currency, input.SettlDate))
             {
                 return Fail(out f, ExceptionReason.StaticData, Criterion.SettlementDate, 64, FailureValue.Integer, input.SettlDate);
             }
@@ -400,6 +429,19 @@ public sealed class Matcher
         return true;
     }
 
+    /// <summary>The calendar check, remembering the last answer: a stream's messages share a few settlement dates.</summary>
+    private bool IsBusinessDay(int currency, int yyyymmdd)
+    {
+        if (currency != _calendarCurrency || yyyymmdd != _calendarDate)
+        {
+            _calendarIsBusinessDay = _ref.IsBusinessDay(currency, yyyymmdd);
+            _calendarCurrency = currency;
+            _calendarDate = yyyymmdd;
+        }
+
+        return _calendarIsBusinessDay;
+    }
+
     // ---- lifecycle ------------------------------------------------------------------------------------------------
 
     private void New<TSink>(in MatchInput input, ref TSink sink)
@@ -415,10 +457,11 @@ public sealed class Matcher
         uint key = TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate);
         int fit = -1, fitSlot = -1;
         var first = default(Failure);
-        for (int t = _tradeBuckets[key & (uint)(_tradeBuckets.Length - 1)]; t >= 0; t = _trades[t].NextInBucket)
+        int position = _tradeIndex.Start(key);
+        for (int t = _tradeIndex.Next(key, ref position); t >= 0; t = _tradeIndex.Next(key, ref position))
         {
             ref var trade = ref _trades[t];
-            if (trade.KeyHash != key || trade.Im != m.Im || trade.Eb != m.Eb || trade.Side != m.Side ||
+            if (trade.Im != m.Im || trade.Eb != m.Eb || trade.Side != m.Side ||
                 trade.Security != m.Security || trade.TradeDate != m.TradeDate)
             {
                 continue;
@@ -435,13 +478,15 @@ public sealed class Matcher
             var result = Fit(t, ref m, -1, out int slot, out var failure);
             if (result == FitResult.Fits)
             {
-                // Oldest trade first: the bucket chain is newest first, so keep looking and take the last fit.
+                // The index gives the trades of a key oldest first: the first fit is the oldest.
                 fit = t;
                 fitSlot = slot;
+                break;
             }
-            else if (result == FitResult.Mismatch)
+
+            if (result == FitResult.Mismatch && first.Reason == ExceptionReason.None)
             {
-                first = failure;
+                first = failure; // the oldest trade that has a place for it but disagrees
             }
         }
 
@@ -487,7 +532,7 @@ public sealed class Matcher
         uint key = AccountKey(m.Im, m.Eb, m.Side, m.Account);
         int found = -1;
         var first = default(Failure);
-        for (int e = _awaitBuckets[key & (uint)(_awaitBuckets.Length - 1)]; e >= 0; e = SlotRef(e).NextAwaiting)
+        for (int e = _accountBuckets[AwaitingHead(key)]; e >= 0; e = SlotRef(e).NextAwaiting)
         {
             int t = e / MaxAccounts;
             ref var trade = ref _trades[t];
@@ -562,6 +607,8 @@ public sealed class Matcher
         {
             if (IsEmpty(trade))
             {
+                // The trade goes, its withdrawn IDs stay taken: a resend of the cancelled message is a duplicate.
+                KeepWithdrawn(trade);
                 FreeTrade(trade);
             }
             else
@@ -653,7 +700,7 @@ public sealed class Matcher
         where TSink : IMatchSink
     {
         ref var m = ref _scratch;
-        int target = FindId(m.Kind, m.Sender, input.RefId.Span, IdHash(m.Kind, m.Sender, input.RefId.Span));
+        int target = FindId(m.Kind, m.Sender, input.RefId.Span, IdHash(m.Kind, input.Sender.Span, input.RefId.Span));
         if (target < 0 || _msgs[target].State == RecordState.History)
         {
             var f = Failure.Of(ExceptionReason.UnknownReference, Criterion.None, RefTag(m.Kind), FailureValue.None);
@@ -1003,7 +1050,7 @@ public sealed class Matcher
 
         int t = _freeTrade;
         ref var trade = ref _trades[t];
-        _freeTrade = trade.NextInBucket;
+        _freeTrade = trade.NextFree;
         trade = default;
         trade.State = TradeState.Open;
         trade.KeyHash = key;
@@ -1016,9 +1063,7 @@ public sealed class Matcher
         trade.History = -1;
         trade.Number = ++_nextTradeNumber;
         trade.OpenedDay = _day;
-        int bucket = (int)(key & (uint)(_tradeBuckets.Length - 1));
-        trade.NextInBucket = _tradeBuckets[bucket];
-        _tradeBuckets[bucket] = t;
+        _tradeIndex.Add(key, t);
         trade.PrevAge = _newestOpen;
         trade.NextAge = -1;
         if (_newestOpen >= 0)
@@ -1077,7 +1122,7 @@ public sealed class Matcher
             // A SET that came first waits for this account: take the newest that agrees, else wait for one.
             uint key = AccountKey(trade.Im, trade.Eb, trade.Side, s.Account);
             int pending = -1;
-            for (int p = _pendingBuckets[key & (uint)(_pendingBuckets.Length - 1)]; p >= 0; p = _msgs[p].NextChain)
+            for (int p = _accountBuckets[PendingHead(key)]; p >= 0; p = _msgs[p].NextChain)
             {
                 ref var candidate = ref _msgs[p];
                 if (candidate.Im == trade.Im && candidate.Eb == trade.Eb && candidate.Side == trade.Side && candidate.Account == s.Account &&
@@ -1219,7 +1264,7 @@ public sealed class Matcher
         ref var msg = ref _msgs[message];
         if (trade < 0)
         {
-            FreeMessage(message);
+            Withdrawn(message); // a waiting SET's: no trade to keep it with
             return;
         }
 
@@ -1227,6 +1272,43 @@ public sealed class Matcher
         msg.Trade = trade;
         msg.NextChain = _trades[trade].History;
         _trades[trade].History = message;
+    }
+
+    /// <summary>Moves trade <paramref name="t"/>'s history (replaced and cancelled messages, cancels) to the withdrawn IDs.</summary>
+    private void KeepWithdrawn(int t)
+    {
+        ref var trade = ref _trades[t];
+        for (int h = trade.History; h >= 0;)
+        {
+            int next = _msgs[h].NextChain;
+            Withdrawn(h);
+            h = next;
+        }
+
+        trade.History = -1;
+    }
+
+    /// <summary>
+    /// Keeps a withdrawn message that belongs to no trade (its ID answers duplicates and refuses references) until
+    /// <see cref="MatcherOptions.ExpiryBusinessDays"/> business days have passed (oldest first, in a FIFO through NextChain).
+    /// </summary>
+    private void Withdrawn(int message)
+    {
+        ref var msg = ref _msgs[message];
+        msg.State = RecordState.History;
+        msg.Trade = -1;
+        msg.OpenedDay = _day;
+        msg.NextChain = -1;
+        if (_newestWithdrawn >= 0)
+        {
+            _msgs[_newestWithdrawn].NextChain = message;
+        }
+        else
+        {
+            _oldestWithdrawn = message;
+        }
+
+        _newestWithdrawn = message;
     }
 
     private bool IsEmpty(int t)
@@ -1267,6 +1349,17 @@ public sealed class Matcher
     private void FreeTrade(int t)
     {
         ref var trade = ref _trades[t];
+
+        // Its messages leave the ID index: fetch all their entries first, so the misses overlap.
+        PrefetchIdEntry(trade.Noe);
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            PrefetchIdEntry(trade.Slots[i].Alc);
+            PrefetchIdEntry(trade.Slots[i].Npr);
+            PrefetchIdEntry(trade.Slots[i].Set);
+        }
+
+        _tradeIndex.Prefetch(trade.KeyHash);
         if (trade.State == TradeState.Open)
         {
             RemoveAge(t);
@@ -1303,26 +1396,28 @@ public sealed class Matcher
             h = next;
         }
 
-        int bucket = (int)(trade.KeyHash & (uint)(_tradeBuckets.Length - 1));
-        if (_tradeBuckets[bucket] == t)
-        {
-            _tradeBuckets[bucket] = trade.NextInBucket;
-        }
-        else
-        {
-            for (int p = _tradeBuckets[bucket]; p >= 0; p = _trades[p].NextInBucket)
-            {
-                if (_trades[p].NextInBucket == t)
-                {
-                    _trades[p].NextInBucket = trade.NextInBucket;
-                    break;
-                }
-            }
-        }
-
-        trade = default;
-        trade.NextInBucket = _freeTrade;
+        _tradeIndex.Remove(trade.KeyHash, t);
+        trade.State = TradeState.Free; // NewTrade clears the rest
+        trade.NextFree = _freeTrade;
         _freeTrade = t;
+    }
+
+    private void PrefetchRecord(int message)
+    {
+        if (message >= 0)
+        {
+            ref var msg = ref _msgs[message];
+            Prefetcher.Touch(ref msg.State);
+            Prefetcher.Touch(ref msg.IdHash);
+        }
+    }
+
+    private void PrefetchIdEntry(int message)
+    {
+        if (message >= 0)
+        {
+            _idIndex.Prefetch(_msgs[message].IdHash);
+        }
     }
 
     private void FreeIf(int message)
@@ -1338,6 +1433,28 @@ public sealed class Matcher
         int t = _clearedRing[_clearedHead];
         _clearedHead = (_clearedHead + 1) % _clearedRing.Length;
         _clearedCount--;
+
+        // Evictions come one per cleared trade: fetch what the next two will touch now (the records of the next
+        // trade's messages, the record of the one after), so that their misses are no longer in the way.
+        if (_clearedCount > 0)
+        {
+            ref var next = ref _trades[_clearedRing[_clearedHead]];
+            PrefetchRecord(next.Noe);
+            for (int i = 0; i < next.SlotCount; i++)
+            {
+                PrefetchRecord(next.Slots[i].Alc);
+                PrefetchRecord(next.Slots[i].Npr);
+                PrefetchRecord(next.Slots[i].Set);
+            }
+        }
+
+        if (_clearedCount > 1)
+        {
+            ref var after = ref _trades[_clearedRing[(_clearedHead + 1) % _clearedRing.Length]];
+            Prefetcher.Touch(ref after);
+            Prefetcher.Touch(ref after.Slots);
+        }
+
         FreeTrade(t);
     }
 
@@ -1356,43 +1473,30 @@ public sealed class Matcher
         msg.Trade = -1;
         msg.NextChain = -1;
         msg.OpenedDay = _day;
-        int bucket = (int)(msg.IdHash & (uint)(_idBuckets.Length - 1));
-        msg.NextId = _idBuckets[bucket];
-        _idBuckets[bucket] = mi;
+        _idIndex.Add(msg.IdHash, mi);
         return mi;
     }
 
     private void FreeMessage(int mi)
     {
         ref var msg = ref _msgs[mi];
-        int bucket = (int)(msg.IdHash & (uint)(_idBuckets.Length - 1));
-        if (_idBuckets[bucket] == mi)
-        {
-            _idBuckets[bucket] = msg.NextId;
-        }
-        else
-        {
-            for (int p = _idBuckets[bucket]; p >= 0; p = _msgs[p].NextId)
-            {
-                if (_msgs[p].NextId == mi)
-                {
-                    _msgs[p].NextId = msg.NextId;
-                    break;
-                }
-            }
-        }
+        _idIndex.Remove(msg.IdHash, mi);
 
-        msg = default;
+        // Only the links: AllocMessage overwrites the content, and clearing ~200 cold bytes per message would cost
+        // more cache misses than the rest of freeing it.
+        msg.State = RecordState.Free;
+        msg.Trade = -1;
         msg.NextChain = _freeMsg;
         _freeMsg = mi;
     }
 
     private int FindId(MessageKind kind, int sender, ReadOnlySpan<byte> id, uint hash)
     {
-        for (int p = _idBuckets[hash & (uint)(_idBuckets.Length - 1)]; p >= 0; p = _msgs[p].NextId)
+        int position = _idIndex.Start(hash);
+        for (int p = _idIndex.Next(hash, ref position); p >= 0; p = _idIndex.Next(hash, ref position))
         {
             ref var msg = ref _msgs[p];
-            if (msg.IdHash == hash && msg.Kind == kind && msg.Sender == sender && msg.Id.Span.SequenceEqual(id))
+            if (msg.Kind == kind && msg.Sender == sender && msg.Id.Span.SequenceEqual(id))
             {
                 return p;
             }
@@ -1406,9 +1510,9 @@ public sealed class Matcher
         ref var msg = ref _msgs[mi];
         msg.State = RecordState.Pending;
         msg.Trade = -1;
-        int bucket = (int)(key & (uint)(_pendingBuckets.Length - 1));
-        msg.NextChain = _pendingBuckets[bucket];
-        _pendingBuckets[bucket] = mi;
+        int head = PendingHead(key);
+        msg.NextChain = _accountBuckets[head];
+        _accountBuckets[head] = mi;
         msg.PrevAge = _newestPending;
         msg.NextAge = -1;
         if (_newestPending >= 0)
@@ -1426,14 +1530,14 @@ public sealed class Matcher
     private void RemovePending(int mi)
     {
         ref var msg = ref _msgs[mi];
-        int bucket = (int)(AccountKey(msg.Im, msg.Eb, msg.Side, msg.Account) & (uint)(_pendingBuckets.Length - 1));
-        if (_pendingBuckets[bucket] == mi)
+        int head = PendingHead(AccountKey(msg.Im, msg.Eb, msg.Side, msg.Account));
+        if (_accountBuckets[head] == mi)
         {
-            _pendingBuckets[bucket] = msg.NextChain;
+            _accountBuckets[head] = msg.NextChain;
         }
         else
         {
-            for (int p = _pendingBuckets[bucket]; p >= 0; p = _msgs[p].NextChain)
+            for (int p = _accountBuckets[head]; p >= 0; p = _msgs[p].NextChain)
             {
                 if (_msgs[p].NextChain == mi)
                 {
@@ -1468,23 +1572,23 @@ public sealed class Matcher
 
     private void AddAwaiting(int entry, uint key)
     {
-        int bucket = (int)(key & (uint)(_awaitBuckets.Length - 1));
-        SlotRef(entry).NextAwaiting = _awaitBuckets[bucket];
-        _awaitBuckets[bucket] = entry;
+        int head = AwaitingHead(key);
+        SlotRef(entry).NextAwaiting = _accountBuckets[head];
+        _accountBuckets[head] = entry;
     }
 
     private void RemoveAwaiting(int entry)
     {
         ref var trade = ref _trades[entry / MaxAccounts];
         ref var slot = ref SlotRef(entry);
-        int bucket = (int)(AccountKey(trade.Im, trade.Eb, trade.Side, slot.Account) & (uint)(_awaitBuckets.Length - 1));
-        if (_awaitBuckets[bucket] == entry)
+        int head = AwaitingHead(AccountKey(trade.Im, trade.Eb, trade.Side, slot.Account));
+        if (_accountBuckets[head] == entry)
         {
-            _awaitBuckets[bucket] = slot.NextAwaiting;
+            _accountBuckets[head] = slot.NextAwaiting;
         }
         else
         {
-            for (int p = _awaitBuckets[bucket]; p >= 0; p = SlotRef(p).NextAwaiting)
+            for (int p = _accountBuckets[head]; p >= 0; p = SlotRef(p).NextAwaiting)
             {
                 if (SlotRef(p).NextAwaiting == entry)
                 {
@@ -1556,6 +1660,12 @@ public sealed class Matcher
         return false;
     }
 
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int PendingHead(uint accountKey) => (int)(accountKey & _accountMask) * 2;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private int AwaitingHead(uint accountKey) => (int)(accountKey & _accountMask) * 2 + 1;
+
     private static int[] Buckets(int capacity)
     {
         var buckets = new int[(int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(capacity, 16))];
@@ -1581,15 +1691,51 @@ public sealed class Matcher
         return (uint)(h * 0x9E3779B97F4A7C15UL >> 32);
     }
 
-    private static uint IdHash(MessageKind kind, int sender, ReadOnlySpan<byte> id)
+    /// <summary>The ID index's hash: kind, the sender's ID bytes (so it is known before static data is consulted) and the ID.</summary>
+    private static uint IdHash(MessageKind kind, ReadOnlySpan<byte> sender, ReadOnlySpan<byte> id)
     {
-        uint h = 2166136261u ^ (uint)kind ^ ((uint)sender << 8);
-        foreach (byte b in id)
+        ulong h = Words(((ulong)kind << 56) ^ (ulong)sender.Length, sender);
+        h = Words(h ^ ((ulong)id.Length * 0x632BE59BD9B4E019UL), id);
+        h ^= h >> 32;
+        return (uint)h;
+    }
+
+    // Eight bytes at a time (the bytes of a short tail packed the way Key16 packs them).
+    private static ulong Words(ulong h, ReadOnlySpan<byte> bytes)
+    {
+        while (bytes.Length >= 8)
         {
-            h = (h ^ b) * 16777619u;
+            h = (h ^ System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(bytes)) * 0x9E3779B97F4A7C15UL;
+            h ^= h >> 29;
+            bytes = bytes[8..];
         }
 
-        return h ^ (h >> 15);
+        if (bytes.Length > 0)
+        {
+            h = (h ^ Key16.Load8(bytes)) * 0xBF58476D1CE4E5B9UL;
+            h ^= h >> 31;
+        }
+
+        return h;
+    }
+
+    /// <summary>Starts fetching the trade index entry and the account bucket message <paramref name="m"/> will look up.</summary>
+    private void PrefetchKeys(ref MessageRecord m)
+    {
+        if (m.Trans != TransType.New)
+        {
+            return;
+        }
+
+        if (m.Kind != MessageKind.Set)
+        {
+            _tradeIndex.Prefetch(TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate));
+        }
+
+        if (m.Kind != MessageKind.Noe)
+        {
+            Prefetcher.Touch(ref _accountBuckets[PendingHead(AccountKey(m.Im, m.Eb, m.Side, m.Account))]);
+        }
     }
 
     // ---- answers ------------------------------------------------------------------------------------------------
@@ -1604,7 +1750,7 @@ public sealed class Matcher
     private static void Ack<TSink>(in MatchInput input, AckStatus status, ref TSink sink)
         where TSink : IMatchSink
     {
-        var ack = new MatchAck { Kind = input.Kind, Trans = input.Trans, Status = status, MessageId = input.MessageId, Sender = input.Sender };
+        var ack = new MatchAck { Kind = input.Kind, Trans = input.Trans, Status = status, MessageId = input.MessageId, Sender = input.Sender, Isin = input.Isin };
         sink.OnAck(in ack);
     }
 
@@ -1625,7 +1771,7 @@ public sealed class Matcher
         var ack = new MatchAck
         {
             Kind = input.Kind, Trans = input.Trans, Status = AckStatus.Rejected, Reason = f.Reason, Criterion = f.Criterion,
-            Tag = f.Tag, ExceptionId = e.Id, MessageId = input.MessageId, Sender = input.Sender,
+            Tag = f.Tag, ExceptionId = e.Id, MessageId = input.MessageId, Sender = input.Sender, Isin = input.Isin,
         };
         sink.OnAck(in ack);
         sink.OnException(in e);

@@ -40,7 +40,6 @@ public struct MessageRecord
 
     internal int Trade;
     internal uint IdHash;
-    internal int NextId;
     internal int NextChain;
     internal int OpenedDay;
     internal int PrevAge;
@@ -104,7 +103,8 @@ internal struct TradeRecord
     public long Number;
     public int OpenedDay;
     public int ClearedDay;
-    public int NextInBucket;
+    /// <summary>Next free trade record (the free list).</summary>
+    public int NextFree;
     public int PrevAge;
     public int NextAge;
 

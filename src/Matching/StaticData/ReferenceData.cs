@@ -54,6 +54,10 @@ public sealed class ReferenceData
     private readonly List<byte[]> _placeList = [];
     private readonly List<string> _profiles = [DefaultProfile];
     private Tolerance[] _tolerances = [];
+    private KeyTable _securityTable = null!;
+    private KeyTable _participantTable = null!;
+    private KeyTable _accountTable = null!;
+    private KeyTable _placeTable = null!;
 
     private ReferenceData()
     {
@@ -207,6 +211,10 @@ public sealed class ReferenceData
         }
 
         data.BuildTolerances(profileRows);
+        data._securityTable = new KeyTable(data._securities);
+        data._participantTable = new KeyTable(data._participants);
+        data._accountTable = new KeyTable(data._accounts);
+        data._placeTable = new KeyTable(data._places);
         return data;
     }
 
@@ -222,19 +230,19 @@ public sealed class ReferenceData
     public int MinorUnits(int index) => _minorUnits[index];
 
     /// <summary>Index of a security by ISIN, or -1.</summary>
-    public int FindSecurity(ReadOnlySpan<byte> isin) => Find(_securities, isin);
+    public int FindSecurity(ReadOnlySpan<byte> isin) => _securityTable.Find(isin);
 
     /// <summary>The security's trading currency, asset class and price decimals.</summary>
     public Security GetSecurity(int index) => _securityList[index];
 
     /// <summary>Index of a participant by ID, or -1.</summary>
-    public int FindParticipant(ReadOnlySpan<byte> id) => Find(_participants, id);
+    public int FindParticipant(ReadOnlySpan<byte> id) => _participantTable.Find(id);
 
     /// <summary>Participant <paramref name="index"/>.</summary>
     public Participant GetParticipant(int index) => _participantList[index];
 
     /// <summary>Index of an account, or -1.</summary>
-    public int FindAccount(ReadOnlySpan<byte> id) => Find(_accounts, id);
+    public int FindAccount(ReadOnlySpan<byte> id) => _accountTable.Find(id);
 
     /// <summary>The investment manager (participant index) an account belongs to.</summary>
     public int AccountManager(int index) => _accountList[index].Manager;
@@ -243,7 +251,7 @@ public sealed class ReferenceData
     public ReadOnlySpan<byte> AccountId(int index) => _accountList[index].Id;
 
     /// <summary>Index of a place of settlement, or -1.</summary>
-    public int FindPlace(ReadOnlySpan<byte> id) => Find(_places, id);
+    public int FindPlace(ReadOnlySpan<byte> id) => _placeTable.Find(id);
 
     /// <summary>Place <paramref name="index"/>'s code.</summary>
     public ReadOnlySpan<byte> PlaceId(int index) => _placeList[index];
@@ -267,6 +275,30 @@ public sealed class ReferenceData
         return (_holidays[currency][bit >> 6] & (1UL << (bit & 63))) == 0;
     }
 
+    /// <summary>
+    /// The first business day of currency <paramref name="currency"/>'s calendar after <paramref name="yyyymmdd"/>
+    /// (what a service passes to <see cref="Matcher.AdvanceBusinessDate{TSink}"/>); -1 past the calendar's end.
+    /// </summary>
+    public int NextBusinessDay(int currency, int yyyymmdd)
+    {
+        if (!Codes.TryDayNumber(yyyymmdd, out int day))
+        {
+            return -1;
+        }
+
+        for (day++; day < CalendarBase + CalendarDays; day++)
+        {
+            var date = DateOnly.FromDayNumber(day);
+            int candidate = date.Year * 10000 + date.Month * 100 + date.Day;
+            if (IsBusinessDay(currency, candidate))
+            {
+                return candidate;
+            }
+        }
+
+        return -1;
+    }
+
     /// <summary>The tolerance of <paramref name="criterion"/> for a profile and a currency (resolved at load).</summary>
     public Tolerance GetTolerance(int profile, int currency, Criterion criterion) =>
         _tolerances[((profile * CurrencyCount) + currency) * ToleranceSlots + (int)criterion];
@@ -280,9 +312,6 @@ public sealed class ReferenceData
         Criterion.Price, Criterion.GrossAmount, Criterion.Commission, Criterion.Fees, Criterion.Tax,
         Criterion.AccruedInterest, Criterion.NetAmount, Criterion.SettlementAmount,
     ];
-
-    private static int Find(Dictionary<Key16, int> map, ReadOnlySpan<byte> id) =>
-        Key16.TryCreate(id, out var key) && map.TryGetValue(key, out int i) ? i : -1;
 
     private static int PackCountry(string code) => code.Length == 2 ? (code[0] << 8) | code[1] : 0;
 

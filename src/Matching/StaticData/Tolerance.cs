@@ -42,6 +42,12 @@ public readonly record struct Tolerance(ToleranceRule Rule, long Value, long Cap
     // magnitude × percent / 100, both scaled by 10^6.
     private static long Percent(long magnitude, long percent)
     {
+        long high = Math.BigMul(magnitude, percent, out long low);
+        if (high == 0 && low >= 0)
+        {
+            return low / (100 * Scaled.One); // the 64-bit path: Int128 division is slow
+        }
+
         Int128 r = (Int128)magnitude * percent / (100 * Scaled.One);
         return r > long.MaxValue ? long.MaxValue : (long)r;
     }
