@@ -69,6 +69,7 @@ internal sealed class MatcherThread : IDisposable
         {
             stats.RefreshAllocatedBytes();
             _dispatcher.FlushLoggedOn();
+            _dispatcher.FlushSessions();
             int n = 0;
             long lastPosition = 0;
             while (n < MaxBatch && _batch.FreeBytes >= MatchingCore.MaxAnswerBytesPerInput && _batch.FreeEntries >= MatchingCore.MaxAnswersPerInput &&
@@ -117,6 +118,7 @@ internal sealed class MatcherThread : IDisposable
             }
 
             _batch.Clear();
+            _dispatcher.FlushSessions();
         }
     }
 
