@@ -257,6 +257,13 @@ public sealed class MatchingServer : IDisposable
     /// <summary>Shutdown: stops the matcher thread, logs the sessions out, closes the journals; returns the phase report.</summary>
     public EngineRunReport Stop()
     {
+        // The continuous phase ends first: stopping the matcher thread is shutdown work (a thread's end may allocate).
+        if (_host.Phases.Phase == RapidFix.Pools.Phases.EnginePhase.Continuous)
+        {
+            _host.Monitor.Flush();
+            _host.Phases.EnterShutdown();
+        }
+
         _thread.Dispose();
         var report = _host.Shutdown();
         _journal.Dispose();
