@@ -252,18 +252,32 @@ public sealed class MatchingServer : IDisposable
     /// Ends startup: everything startup left behind is collected and the continuous phase begins (from here on the
     /// process must not allocate: print nothing, create nothing).
     /// </summary>
-    public bool EnterContinuous() => _host.EnterContinuous();
-
-    /// <summary>Shutdown: stops the matcher thread, logs the sessions out, closes the journals; returns the phase report.</summary>
-    public EngineRunReport Stop()
+    public bool EnterContinuous()
     {
-        // The continuous phase ends first: stopping the matcher thread is shutdown work (a thread's end may allocate).
+        // Compiled now, not at its first call at the end of the continuous phase (a first call may load what it needs).
+        System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod(
+            typeof(MatchingServer).GetMethod(nameof(EndContinuous))!.MethodHandle);
+        return _host.EnterContinuous();
+    }
+
+    /// <summary>
+    /// Ends the continuous phase (its report is taken now; <see cref="Stop"/> returns it): call it first when the
+    /// service is to stop, before reading anything for the final report.
+    /// </summary>
+    public void EndContinuous()
+    {
         if (_host.Phases.Phase == RapidFix.Pools.Phases.EnginePhase.Continuous)
         {
             _host.Monitor.Flush();
             _host.Phases.EnterShutdown();
         }
+    }
 
+    /// <summary>Shutdown: stops the matcher thread, logs the sessions out, closes the journals; returns the phase report.</summary>
+    public EngineRunReport Stop()
+    {
+        // The continuous phase ends first: stopping the matcher thread is shutdown work (a thread's end may allocate).
+        EndContinuous();
         _thread.Dispose();
         var report = _host.Shutdown();
         _journal.Dispose();

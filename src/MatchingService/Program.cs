@@ -153,6 +153,7 @@ namespace RapidFix.MatchingService
                 Thread.Sleep(100);
             }
 
+            server.EndContinuous(); // before anything is read for the report below
             var counters = server.Counters;
             long flushers = server.FlusherAllocatedBytes;
             bool faulted = server.Fault is not null;
