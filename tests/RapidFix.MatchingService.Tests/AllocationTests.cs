@@ -41,9 +41,7 @@ public sealed class AllocationTests : IDisposable
     [Fact]
     public void Journalling_queueing_and_reading_an_input_allocates_nothing()
     {
-        Directory.CreateDirectory(_work);
-        using var journal = InputJournal.Open(Path.Combine(_work, "input.journal"), FlushPolicy.GroupCommit, 600_000, 512 << 20, 4096);
-        journal.BusinessDate(20261123);
+        using var journal = OpenJournal();
         var ring = new InputRing(1 << 20);
         var sequencer = new InputSequencer(journal, ring, ParticipantIds, static () => { });
         var message = TradeMessages.Complete(TradeMessages.Standard(new TradeSpec
@@ -71,9 +69,7 @@ public sealed class AllocationTests : IDisposable
     [Fact]
     public void A_business_date_roll_journalled_queued_and_expiring_trades_allocates_nothing()
     {
-        Directory.CreateDirectory(_work);
-        using var journal = InputJournal.Open(Path.Combine(_work, "input.journal"), FlushPolicy.GroupCommit, 600_000, 512 << 20, 4096);
-        journal.BusinessDate(20261123);
+        using var journal = OpenJournal();
         var ring = new InputRing(1 << 20);
         var sequencer = new InputSequencer(journal, ring, ParticipantIds, static () => { });
         sequencer.NoteBusinessDate(20261123);
@@ -130,6 +126,15 @@ public sealed class AllocationTests : IDisposable
         }, iterations: 10_000);
         Assert.Equal(0, bytes);
         Assert.False(new OutputQueue(100, 4).TryAdd(0, "AK"u8, body)); // too large: refused, not grown
+    }
+
+    // The input journal of a business day, in the test's directory.
+    private InputJournal OpenJournal()
+    {
+        Directory.CreateDirectory(_work);
+        var journal = InputJournal.Open(Path.Combine(_work, "input.journal"), FlushPolicy.GroupCommit, 600_000, 512 << 20, 4096);
+        journal.BusinessDate(20261123);
+        return journal;
     }
 
     private sealed class MatcherState

@@ -143,24 +143,7 @@ public sealed class BusinessDateRollTests : IDisposable
 
     private static int Date(DateOnly day) => (day.Year * 10_000) + (day.Month * 100) + day.Day;
 
-    private MatchingServer Start(int businessDate, TimeSpan? rollTime)
-    {
-        Directory.CreateDirectory(_work);
-        string config = Path.Combine(_work, "service.cfg");
-        File.WriteAllText(config, Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", 1000));
-        return MatchingServer.Start(new ServiceOptions
-        {
-            SettingsPath = config,
-            StaticDataPath = DocumentedExamplesTests.DemoStaticData,
-            Port = Participants.FreePort(),
-            DataDirectory = Path.Combine(_work, "data"),
-            BusinessDate = businessDate,
-            WarmUp = false,
-            LogPath = Path.Combine(_work, "engine.log"),
-            MaxInputs = 1000,
-            InputJournalBytes = 16 << 20,
-            RollTime = rollTime,
-            ExpiryBusinessDays = 3,
-        });
-    }
+    private MatchingServer Start(int businessDate, TimeSpan? rollTime) =>
+        StartupChecksTests.StartSmall(_work, Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", 1000), businessDate,
+            o => o with { RollTime = rollTime, ExpiryBusinessDays = 3 });
 }
