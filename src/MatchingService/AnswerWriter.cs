@@ -35,12 +35,19 @@ internal struct AnswerWriter : IMatchSink
         _scratch = new byte[64];
         _clock = clock;
         Queue = null;
+        Dispatcher = null;
         Input = null;
         Unroutable = 0;
     }
 
     /// <summary>Where answers go (set around each input).</summary>
     public OutputQueue? Queue { get; set; }
+
+    /// <summary>
+    /// Where answers go when there is no <see cref="Queue"/>: straight to the participants (a business-date roll, whose
+    /// expiries are not bounded by a batch; its record is durable before it is processed).
+    /// </summary>
+    public OutputDispatcher? Dispatcher { get; set; }
 
     /// <summary>The message being processed (its MsgSeqNum, TradeReportTransType, ISIN and TradeDate are echoed).</summary>
     public FixMessage? Input { get; set; }
@@ -332,7 +339,11 @@ internal struct AnswerWriter : IMatchSink
             }
         }
 
-        if (destination < 0 || body.Overflowed || Queue is null || !Queue.TryAdd(destination, msgType, body.Written))
+        if (destination >= 0 && !body.Overflowed && Queue is null && Dispatcher is not null)
+        {
+            Dispatcher.Dispatch(destination, msgType, body.Written); // a roll's expiries: no batch bound
+        }
+        else if (destination < 0 || body.Overflowed || Queue is null || !Queue.TryAdd(destination, msgType, body.Written))
         {
             Unroutable++;
         }

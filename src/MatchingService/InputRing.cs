@@ -15,6 +15,9 @@ namespace RapidFix.MatchingService;
 /// </remarks>
 internal sealed class InputRing
 {
+    /// <summary>The participant of a business-date roll entry (its message: the new date, 4 bytes little-endian).</summary>
+    public const int BusinessDateRoll = int.MaxValue;
+
     private const int HeaderSize = 32; // also the alignment: a filler always has room for its header
     private readonly byte[] _buffer;
     private readonly int _mask;

@@ -37,6 +37,7 @@ internal sealed class InputSequencer
     private readonly int[] _highestSeq;
     private readonly long[] _generation;
     private readonly Action _wake;
+    private int _businessDate;
     private long _ringFull;
     private long _journalRefused;
     private long _alreadyJournalled;
@@ -81,6 +82,55 @@ internal sealed class InputSequencer
             _generation[participant] = generation;
             _highestSeq[participant] = msgSeqNum;
         }
+    }
+
+    /// <summary>The business date of the last input (the journal's date, or its last roll's).</summary>
+    public int BusinessDate
+    {
+        get
+        {
+            lock (_sync)
+            {
+                return _businessDate;
+            }
+        }
+    }
+
+    /// <summary>Startup, after the replay: the business date the journal ends in.</summary>
+    public void NoteBusinessDate(int yyyymmdd) => _businessDate = yyyymmdd;
+
+    /// <summary>
+    /// Journals and queues a business-date roll to the next business day, among the inputs in their order. Returns
+    /// the new date, or 0 when the ring or the journal had no room (counted like a refused input; the caller tries
+    /// again later).
+    /// </summary>
+    public int SubmitRoll()
+    {
+        Span<byte> date = stackalloc byte[4];
+        int next;
+        lock (_sync)
+        {
+            next = BusinessDateRoll.Next(_businessDate);
+            System.Buffers.Binary.BinaryPrimitives.WriteInt32LittleEndian(date, next);
+            if (!_ring.HasRoomFor(date.Length))
+            {
+                _ringFull++;
+                return 0;
+            }
+
+            // The control record of InputJournal: no sender, the date where a message's generation goes, no message.
+            if (_journal.Append(default, next, default) != StoreWriteStatus.Ok)
+            {
+                _journalRefused++;
+                return 0;
+            }
+
+            _ring.Write(InputRing.BusinessDateRoll, _journal.WrittenPosition, date);
+            _businessDate = next;
+        }
+
+        _wake();
+        return next;
     }
 
     /// <summary>

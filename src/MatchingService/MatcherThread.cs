@@ -24,14 +24,22 @@ internal sealed class MatcherThread : IDisposable
     private readonly ManualResetEventSlim _work = new(false);
     private readonly TimeSpan _durableTimeout;
     private readonly Thread _thread;
+    private readonly InputSequencer _sequencer;
+    private readonly TimeSpan? _rollTime;
+    private readonly RapidFix.Engine.Time.EngineClock _clock = RapidFix.Engine.Time.EngineClock.Shared;
+    private long _rollAtNanos;
+    private long _rolls;
     private volatile bool _stopping;
     private long _processed;
     private long _unparsable;
     private Exception? _fault;
 
+    /// <param name="rollTime">The time of day (UTC) a business date ends (null: no automatic roll).</param>
     public MatcherThread(InputRing ring, InputJournal journal, MatchingCore core, OutputDispatcher dispatcher, DataDictionary[] dictionaries,
-        TimeSpan durableTimeout)
+        TimeSpan durableTimeout, InputSequencer sequencer, TimeSpan? rollTime)
     {
+        _sequencer = sequencer;
+        _rollTime = rollTime;
         _ring = ring;
         _journal = journal;
         _core = core;
@@ -47,6 +55,9 @@ internal sealed class MatcherThread : IDisposable
     /// <summary>Inputs matched since startup (replay not included).</summary>
     public long Processed => Interlocked.Read(ref _processed);
 
+    /// <summary>Business-date rolls processed since startup (replay not included).</summary>
+    public long Rolls => Interlocked.Read(ref _rolls);
+
     /// <summary>Inputs the matcher thread could not parse (cannot happen for inputs the session validated; counted).</summary>
     public long Unparsable => Interlocked.Read(ref _unparsable);
 
@@ -56,7 +67,15 @@ internal sealed class MatcherThread : IDisposable
     /// <summary>What stopped the thread (a journal that stopped being durable), or null.</summary>
     public Exception? Fault => Volatile.Read(ref _fault);
 
-    public void Start() => _thread.Start();
+    public void Start()
+    {
+        if (_rollTime is { } rollTime)
+        {
+            _rollAtNanos = BusinessDateRoll.RollInstantNanos(_sequencer.BusinessDate, rollTime);
+        }
+
+        _thread.Start();
+    }
 
     /// <summary>Called by producers after a write: wakes the thread.</summary>
     public void Wake() => _work.Set();
@@ -69,11 +88,23 @@ internal sealed class MatcherThread : IDisposable
         {
             stats.RefreshAllocatedBytes();
             _dispatcher.FlushLoggedOn();
+            _dispatcher.FlushSessions();
+            RollWhenDue();
             int n = 0;
             long lastPosition = 0;
+            int rollTo = 0;
             while (n < MaxBatch && _batch.FreeBytes >= MatchingCore.MaxAnswerBytesPerInput && _batch.FreeEntries >= MatchingCore.MaxAnswersPerInput &&
                    _ring.TryRead(ref cursor, out var entry))
             {
+                if (entry.Participant == InputRing.BusinessDateRoll)
+                {
+                    // A roll ends the batch: the inputs before it are answered first, then it expires what it must.
+                    rollTo = System.Buffers.Binary.BinaryPrimitives.ReadInt32LittleEndian(_ring.Buffer.AsSpan(entry.Offset, 4));
+                    lastPosition = entry.JournalPosition;
+                    n++;
+                    break;
+                }
+
                 if (_message.Parse(_ring.Buffer, entry.Offset, entry.Length, _dictionaries[entry.Participant]) == FixParseError.None)
                 {
                     _core.Process(entry.Participant, _message, _batch);
@@ -117,6 +148,27 @@ internal sealed class MatcherThread : IDisposable
             }
 
             _batch.Clear();
+            if (rollTo != 0)
+            {
+                _core.AdvanceBusinessDate(rollTo, _dispatcher);
+                Interlocked.Increment(ref _rolls);
+            }
+
+            _dispatcher.FlushSessions();
+        }
+    }
+
+    // The engine's cached clock against the end of the current business date: a roll is submitted like an input
+    // (journalled, then queued), so a replay meets it at the same point. A full ring or journal: tried again next loop.
+    private void RollWhenDue()
+    {
+        if (_rollTime is { } rollTime && _clock.UtcNowNanos >= _rollAtNanos)
+        {
+            int next = _sequencer.SubmitRoll();
+            if (next != 0)
+            {
+                _rollAtNanos = BusinessDateRoll.RollInstantNanos(next, rollTime);
+            }
         }
     }
 

@@ -60,6 +60,17 @@ internal sealed class MatchingCore
     }
 
     /// <summary>
+    /// Moves the matcher to business date <paramref name="yyyymmdd"/> (the next business day): what stayed open too
+    /// long expires, and each expired message's sender is told, through <paramref name="dispatcher"/> directly.
+    /// </summary>
+    public void AdvanceBusinessDate(int yyyymmdd, OutputDispatcher dispatcher)
+    {
+        _writer.Dispatcher = dispatcher;
+        _matcher.AdvanceBusinessDate(yyyymmdd, ref _writer);
+        _writer.Dispatcher = null;
+    }
+
+    /// <summary>
     /// Warm-up trades (startup): standard trades between the first investment manager and the first executing
     /// broker among <paramref name="participants"/> that static data knows, in the first security whose currency has
     /// a business day after <paramref name="businessDate"/>, as complete FIX messages with the sender's index.

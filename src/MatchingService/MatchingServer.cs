@@ -31,10 +31,12 @@ public sealed class MatchingServer : IDisposable
     private readonly OutputDispatcher _dispatcher;
     private readonly InputSequencer _sequencer;
     private readonly ParticipantApplication[] _applications;
+    private readonly MatchingCore _core;
 
     private MatchingServer(EngineHost host, EngineLog log, Stream? logStream, InputJournal journal, MatcherThread thread, OutputDispatcher dispatcher,
-        InputSequencer sequencer, ParticipantApplication[] applications, ReplayReport replay)
+        InputSequencer sequencer, ParticipantApplication[] applications, ReplayReport replay, MatchingCore core)
     {
+        _core = core;
         _host = host;
         _log = log;
         _logStream = logStream;
@@ -87,6 +89,22 @@ public sealed class MatchingServer : IDisposable
             return bytes;
         }
     }
+
+    /// <summary>The business date the matcher is in (moved by each roll the matcher thread has processed).</summary>
+    public int BusinessDate => _core.Matcher.BusinessDate;
+
+    /// <summary>Business-date rolls the matcher thread has processed since startup.</summary>
+    public long Rolls => _thread.Rolls;
+
+    /// <summary>Trades and waiting messages the matcher expired (the replay's included).</summary>
+    public long Expired => _core.Matcher.Counters.Expired;
+
+    /// <summary>
+    /// Rolls to the next business day now, as the roll time does (journalled among the inputs; the matcher thread
+    /// expires what stayed open too long and tells the senders). Returns the new date, or 0 when the ring or the
+    /// journal had no room.
+    /// </summary>
+    public int RollBusinessDate() => _sequencer.SubmitRoll();
 
     /// <summary>What stopped the matcher thread, or null while it runs.</summary>
     public Exception? Fault => _thread.Fault;
@@ -146,7 +164,7 @@ public sealed class MatchingServer : IDisposable
             int businessDate = journal.BusinessDate(options.BusinessDate);
             var ring = new InputRing(options.InputRingBytes);
             var dispatcher = new OutputDispatcher(participants.Length, stored, options.PendingBytesPerParticipant, options.PendingMessagesPerParticipant);
-            var core = new MatchingCore(reference, participants, businessDate);
+            var core = new MatchingCore(reference, participants, businessDate, new RapidFix.Matching.MatcherOptions { ExpiryBusinessDays = options.ExpiryBusinessDays });
             var replay = ReplayJournal(journal, core, dispatcher, participants, dictionaries, out var sequencerState);
             var threadRef = new MatcherThread[1];
             var sequencer = new InputSequencer(journal, ring, participants, () => threadRef[0].Wake());
@@ -154,6 +172,8 @@ public sealed class MatchingServer : IDisposable
             {
                 sequencer.NoteRecovered(participant, generation, seq);
             }
+
+            sequencer.NoteBusinessDate(core.Matcher.BusinessDate);
 
             // A session store may have moved past the last input the journal kept (the journal's tail was not yet
             // durable at the crash): expect the first lost input again, so the session asks the participant to
@@ -170,7 +190,7 @@ public sealed class MatchingServer : IDisposable
                 }
             }
 
-            thread = new MatcherThread(ring, journal, core, dispatcher, dictionaries, TimeSpan.FromSeconds(30));
+            thread = new MatcherThread(ring, journal, core, dispatcher, dictionaries, TimeSpan.FromSeconds(30), sequencer, options.RollTime);
             threadRef[0] = thread;
             var applications = new ParticipantApplication[participants.Length];
             for (int i = 0; i < participants.Length; i++)
@@ -215,7 +235,7 @@ public sealed class MatchingServer : IDisposable
             output.WriteLine(
                 $"matching service: {participants.Length} participants on port {(host.Engine.Acceptors.Count > 0 ? host.Engine.Acceptors[0].LocalEndPoint.Port : 0)}; " +
                 $"journal: {replay.Inputs} inputs replayed ({replay.AnswersSuppressed} answers already delivered, {replay.AnswersToSend} to send)");
-            return new MatchingServer(host, log, logStream, journal, thread, dispatcher, sequencer, applications, replay);
+            return new MatchingServer(host, log, logStream, journal, thread, dispatcher, sequencer, applications, replay, core);
         }
         catch
         {
@@ -232,11 +252,32 @@ public sealed class MatchingServer : IDisposable
     /// Ends startup: everything startup left behind is collected and the continuous phase begins (from here on the
     /// process must not allocate: print nothing, create nothing).
     /// </summary>
-    public bool EnterContinuous() => _host.EnterContinuous();
+    public bool EnterContinuous()
+    {
+        // Compiled now, not at its first call at the end of the continuous phase (a first call may load what it needs).
+        System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod(
+            typeof(MatchingServer).GetMethod(nameof(EndContinuous))!.MethodHandle);
+        return _host.EnterContinuous();
+    }
+
+    /// <summary>
+    /// Ends the continuous phase (its report is taken now; <see cref="Stop"/> returns it): call it first when the
+    /// service is to stop, before reading anything for the final report.
+    /// </summary>
+    public void EndContinuous()
+    {
+        if (_host.Phases.Phase == RapidFix.Pools.Phases.EnginePhase.Continuous)
+        {
+            _host.Monitor.Flush();
+            _host.Phases.EnterShutdown();
+        }
+    }
 
     /// <summary>Shutdown: stops the matcher thread, logs the sessions out, closes the journals; returns the phase report.</summary>
     public EngineRunReport Stop()
     {
+        // The continuous phase ends first: stopping the matcher thread is shutdown work (a thread's end may allocate).
+        EndContinuous();
         _thread.Dispose();
         var report = _host.Shutdown();
         _journal.Dispose();
@@ -337,6 +378,13 @@ public sealed class MatchingServer : IDisposable
             if (!InputJournal.TryDecode(record.Bytes, out var sender, out long generation, out var bytes))
             {
                 throw new StoreException($"input journal record {record.SeqNum} is malformed");
+            }
+
+            if (sender.IsEmpty)
+            {
+                // A business-date roll (a control record: the new date where a message's generation goes).
+                core.AdvanceBusinessDate((int)generation, dispatcher);
+                continue;
             }
 
             int p = Find(participants, sender);

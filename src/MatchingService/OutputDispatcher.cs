@@ -153,6 +153,23 @@ internal sealed class OutputDispatcher
         }
     }
 
+    /// <summary>
+    /// Matcher thread, after a batch: puts the answers stored since the last call on the wire, each session's after
+    /// one wait for its store (the stores' flusher threads work at the same time). A session that cannot write its
+    /// batch disconnects; the answers are stored and its resend delivers them.
+    /// </summary>
+    public void FlushSessions()
+    {
+        for (int p = 0; p < _sessions.Length; p++)
+        {
+            var session = _sessions[p];
+            if (session is not null && session.HasDeferred)
+            {
+                session.FlushDeferred();
+            }
+        }
+    }
+
     // From here on this participant's answers wait for a restart: sending later ones now would leave a hole in the
     // order the restart rule counts on.
     private void HoldBack(int participant, int messages)
@@ -169,7 +186,8 @@ internal sealed class OutputDispatcher
             return Outcome.Wait;
         }
 
-        switch (session.Send(msgType, body))
+        // Stored now, on the wire at FlushSessions: one store flush covers the batch (StoreSyncBeforeSend=Y).
+        switch (session.SendDeferred(msgType, body))
         {
             case SendResult.Sent:
             case SendResult.TransportFailed: // stored before the transport failed: the session's resend delivers it

@@ -29,6 +29,15 @@ var waitLogons = new Option<int>("--wait-for-participants")
     Description = "seconds to wait at startup for every participant to log on before the continuous phase (a measured run: connection set-up allocates)",
 };
 var businessDate = new Option<int>("--business-date") { Description = "business date (yyyymmdd) of a new input journal (default: today, UTC; a journal keeps its own)" };
+var rollTime = new Option<string?>("--roll-time")
+{
+    Description = "time of day (UTC, HH:MM[:SS]) the business date ends: the service rolls to the next business day and expires trades open too long (default: no roll)",
+};
+var expiryDays = new Option<int>("--expiry-days")
+{
+    Description = "business days a trade may stay open before it expires into the exception queue",
+    DefaultValueFactory = _ => 3,
+};
 var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
 var maxInputs = new Option<int>("--max-inputs")
 {
@@ -38,7 +47,7 @@ var maxInputs = new Option<int>("--max-inputs")
 
 var root = new RootCommand("RapidFix matching service: post-trade matching (NOE, ALC, NPR, SET -> CLS) behind one FIX session per participant.")
 {
-    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate, waitLogons,
+    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate, waitLogons, rollTime, expiryDays,
 };
 root.Validators.Add(result =>
 {
@@ -61,6 +70,16 @@ root.Validators.Add(result =>
     {
         result.AddError("--business-date must be a date yyyymmdd");
     }
+
+    if (Given(result, expiryDays) < 1)
+    {
+        result.AddError("--expiry-days must be at least 1");
+    }
+
+    if (result.GetValue(rollTime) is string roll && ParseRollTime(roll) is null)
+    {
+        result.AddError("--roll-time must be a time of day HH:MM or HH:MM:SS (UTC)");
+    }
 });
 root.SetAction(parse =>
 {
@@ -75,6 +94,8 @@ root.SetAction(parse =>
         MaxInputs = parse.GetValue(maxInputs),
         BusinessDate = parse.GetValue(businessDate),
         WaitForLogons = TimeSpan.FromSeconds(parse.GetValue(waitLogons)),
+        RollTime = parse.GetValue(rollTime) is string roll ? ParseRollTime(roll) : null,
+        ExpiryBusinessDays = parse.GetValue(expiryDays),
     };
     return ServiceRun.Execute(options, parse.GetValue(seconds));
 });
@@ -84,6 +105,11 @@ return root.Parse(args).Invoke();
 // an absent option needs no check).
 static int? Given(System.CommandLine.Parsing.CommandResult result, Option<int> option) =>
     result.GetResult(option) is { Implicit: false } ? result.GetValue(option) : null;
+
+static TimeSpan? ParseRollTime(string text) =>
+    TimeSpan.TryParseExact(text, ["hh\\:mm", "hh\\:mm\\:ss"], System.Globalization.CultureInfo.InvariantCulture, out var time) && time < TimeSpan.FromDays(1)
+        ? time
+        : null;
 
 namespace RapidFix.MatchingService
 {
@@ -127,6 +153,7 @@ namespace RapidFix.MatchingService
                 Thread.Sleep(100);
             }
 
+            server.EndContinuous(); // before anything is read for the report below
             var counters = server.Counters;
             long flushers = server.FlusherAllocatedBytes;
             bool faulted = server.Fault is not null;

@@ -36,6 +36,18 @@ public sealed record ServiceOptions
     /// <summary>The business date (yyyymmdd) of a new input journal; 0: today (UTC). A journal keeps its own.</summary>
     public int BusinessDate { get; init; }
 
+    /// <summary>
+    /// The time of day (UTC) the business date ends: the service then rolls to the next business day (Monday to
+    /// Friday) and expires what stayed open <see cref="ExpiryBusinessDays"/> business days. Null: no automatic roll.
+    /// </summary>
+    public TimeSpan? RollTime { get; init; }
+
+    /// <summary>
+    /// Business days a trade may stay open before it expires into the exception queue (the seed used 3). A journal
+    /// must be replayed with the value it was written with.
+    /// </summary>
+    public int ExpiryBusinessDays { get; init; } = 3;
+
     /// <summary>Run the warm-up (synthetic trades through a scratch matcher) before the continuous phase.</summary>
     public bool WarmUp { get; init; } = true;
 

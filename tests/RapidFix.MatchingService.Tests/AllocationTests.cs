@@ -41,9 +41,7 @@ public sealed class AllocationTests : IDisposable
     [Fact]
     public void Journalling_queueing_and_reading_an_input_allocates_nothing()
     {
-        Directory.CreateDirectory(_work);
-        using var journal = InputJournal.Open(Path.Combine(_work, "input.journal"), FlushPolicy.GroupCommit, 600_000, 512 << 20, 4096);
-        journal.BusinessDate(20261123);
+        using var journal = OpenJournal();
         var ring = new InputRing(1 << 20);
         var sequencer = new InputSequencer(journal, ring, ParticipantIds, static () => { });
         var message = TradeMessages.Complete(TradeMessages.Standard(new TradeSpec
@@ -66,6 +64,36 @@ public sealed class AllocationTests : IDisposable
         Assert.Equal(0, bytes);
         // A resend of what was journalled is recognised, and not journalled again.
         Assert.Equal(SubmitResult.AlreadyJournalled, sequencer.Submit(2, 1, 5, message));
+    }
+
+    [Fact]
+    public void A_business_date_roll_journalled_queued_and_expiring_trades_allocates_nothing()
+    {
+        using var journal = OpenJournal();
+        var ring = new InputRing(1 << 20);
+        var sequencer = new InputSequencer(journal, ring, ParticipantIds, static () => { });
+        sequencer.NoteBusinessDate(20261123);
+        var dispatcher = new OutputDispatcher(ParticipantIds.Length, new long[ParticipantIds.Length], 64 << 20, 200_000);
+        // Each round: one message of a trade, then a roll; trades spread over days expire three rolls later.
+        var (messages, _) = TradeGenerator.Generate(new GeneratorOptions { Trades = 4000, Seed = 5 });
+        var matcher = new MatcherState(messages);
+        var state = (sequencer, ring, dispatcher, matcher, cursor: new long[1]);
+        long bytes = Allocations.Measure(state, static s =>
+        {
+            s.matcher.Next();
+            int date = s.sequencer.SubmitRoll();
+            if (date == 0 || !s.ring.TryRead(ref s.cursor[0], out var entry) || entry.Participant != InputRing.BusinessDateRoll ||
+                System.Buffers.Binary.BinaryPrimitives.ReadInt32LittleEndian(s.ring.Buffer.AsSpan(entry.Offset, 4)) != date)
+            {
+                throw new InvalidOperationException("the roll was not journalled and queued"); // not Assert: it allocates
+            }
+
+            s.ring.Release(s.cursor[0]);
+            s.matcher.Core.AdvanceBusinessDate(date, s.dispatcher);
+        }, iterations: 20_000);
+        Assert.Equal(0, bytes);
+        Assert.True(matcher.Core.Matcher.Counters.Expired > 1000, $"{matcher.Core.Matcher.Counters.Expired} trades expired");
+        Assert.True(dispatcher.Queued > 1000, $"{dispatcher.Queued} expiry notices");
     }
 
     [Fact]
@@ -98,6 +126,15 @@ public sealed class AllocationTests : IDisposable
         }, iterations: 10_000);
         Assert.Equal(0, bytes);
         Assert.False(new OutputQueue(100, 4).TryAdd(0, "AK"u8, body)); // too large: refused, not grown
+    }
+
+    // The input journal of a business day, in the test's directory.
+    private InputJournal OpenJournal()
+    {
+        Directory.CreateDirectory(_work);
+        var journal = InputJournal.Open(Path.Combine(_work, "input.journal"), FlushPolicy.GroupCommit, 600_000, 512 << 20, 4096);
+        journal.BusinessDate(20261123);
+        return journal;
     }
 
     private sealed class MatcherState

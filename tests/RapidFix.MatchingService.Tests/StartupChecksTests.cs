@@ -42,22 +42,29 @@ public sealed class StartupChecksTests : IDisposable
 
     private static string Settings() => Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", 1000);
 
-    private MatchingServer Start(string settings, int businessDate)
+    private MatchingServer Start(string settings, int businessDate) => StartSmall(_work, settings, businessDate);
+
+    /// <summary>
+    /// A small service (1,000 inputs, no warm-up) on a free port with its settings, data and log under
+    /// <paramref name="work"/>; <paramref name="configure"/> changes further options.
+    /// </summary>
+    internal static MatchingServer StartSmall(string work, string settings, int businessDate, Func<ServiceOptions, ServiceOptions>? configure = null)
     {
-        Directory.CreateDirectory(_work);
-        string config = Path.Combine(_work, "service.cfg");
+        Directory.CreateDirectory(work);
+        string config = Path.Combine(work, "service.cfg");
         File.WriteAllText(config, settings);
-        return MatchingServer.Start(new ServiceOptions
+        var options = new ServiceOptions
         {
             SettingsPath = config,
             StaticDataPath = DocumentedExamplesTests.DemoStaticData,
             Port = Participants.FreePort(),
-            DataDirectory = Path.Combine(_work, "data"),
+            DataDirectory = Path.Combine(work, "data"),
             BusinessDate = businessDate,
             WarmUp = false,
-            LogPath = Path.Combine(_work, "engine.log"),
+            LogPath = Path.Combine(work, "engine.log"),
             MaxInputs = 1000,
             InputJournalBytes = 16 << 20,
-        });
+        };
+        return MatchingServer.Start(configure is null ? options : configure(options));
     }
 }

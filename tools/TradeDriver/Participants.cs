@@ -79,6 +79,15 @@ internal sealed class Participants : IDisposable
         return false;
     }
 
+    /// <summary>Writes what <see cref="FixSession.SendDeferred"/> stored on every session.</summary>
+    public void FlushAll()
+    {
+        foreach (var session in _engine.Sessions)
+        {
+            session.FlushDeferred();
+        }
+    }
+
     public void Dispose() => _engine.Dispose();
 
     /// <summary>A free loopback port.</summary>

@@ -18,9 +18,10 @@ var bad = new Option<double>("--bad")
     Description = "fraction of bad trades, shared equally by: unknown ISIN, bad check digit, holiday settlement date, net beyond tolerance, a missing message",
 };
 
+var fast = new Option<bool>("--fast") { Description = "also write the set FAST-encoded: messages.fast and its templates.xml" };
 var generate = new Command("generate", "write a set of standard trades (seven messages each) and their expected outcomes")
 {
-    trades, seed, output, window, duplicates, amendments, cancels, bad,
+    trades, seed, output, window, duplicates, amendments, cancels, bad, fast,
 };
 generate.Validators.Add(r =>
 {
@@ -50,7 +51,8 @@ generate.Validators.Add(r =>
 generate.SetAction(parse =>
 {
     var clock = Stopwatch.StartNew();
-    var (messages, expected) = TradeGenerator.Generate(new GeneratorOptions
+    var dir = parse.GetValue(output)!.FullName;
+    var (count, messages) = TradeGenerator.Write(dir, new GeneratorOptions
     {
         Trades = parse.GetValue(trades),
         Seed = parse.GetValue(seed),
@@ -59,10 +61,8 @@ generate.SetAction(parse =>
         Amendments = parse.GetValue(amendments),
         Cancels = parse.GetValue(cancels),
         Bad = parse.GetValue(bad),
-    });
-    var dir = parse.GetValue(output)!.FullName;
-    TradeGenerator.Write(dir, messages, expected);
-    Console.WriteLine($"{expected.Count} trades, {messages.Count} messages in {dir} ({clock.Elapsed.TotalSeconds:F1} s)");
+    }, parse.GetValue(fast));
+    Console.WriteLine($"{count} trades, {messages} messages in {dir} ({clock.Elapsed.TotalSeconds:F1} s)");
     return 0;
 });
 

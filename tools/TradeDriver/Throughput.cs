@@ -57,7 +57,8 @@ internal static class Throughput
             while (sent < due)
             {
                 var (sender, type, body) = set[(int)sent];
-                if (participants[sender].Send(type, body) != SendResult.Sent)
+                // Batched: stored now, written at FlushAll (one socket write per session per round, not one per message).
+                if (participants[sender].SendDeferred(type, body) != SendResult.Sent)
                 {
                     refused++;
                     break;
@@ -70,6 +71,7 @@ internal static class Throughput
                 }
             }
 
+            participants.FlushAll();
             if (now >= nextSample)
             {
                 samples.Add(ackable - collector.Acks);

@@ -110,17 +110,37 @@ internal static class TradeGenerator
     /// <summary>The participants a set uses.</summary>
     public static IReadOnlyList<string> Participants => ["IM1", "IM2", "EB1", "EB2"];
 
+    /// <summary>The whole set in memory (sets that fit: tests, verify, throughput).</summary>
     public static (List<TradeMessages.Message> Messages, List<Expectation> Expected) Generate(GeneratorOptions options)
     {
-        var random = new Random(options.Seed);
-        var expected = new List<Expectation>(options.Trades);
-        var perTrade = new List<TradeMessages.Message>[Math.Max(1, options.ShuffleWindow)];
         var messages = new List<TradeMessages.Message>(options.Trades * 8);
+        var expected = new List<Expectation>(options.Trades);
+        foreach (var window in Windows(options))
+        {
+            messages.AddRange(window.Messages);
+            expected.AddRange(window.Expected);
+        }
+
+        return (messages, expected);
+    }
+
+    /// <summary>
+    /// The set one shuffle window at a time, in send order (the same set as <see cref="Generate"/> for the same
+    /// options): memory is bounded by a window, whatever the set's size. The lists are reused between windows.
+    /// </summary>
+    public static IEnumerable<(List<TradeMessages.Message> Messages, List<Expectation> Expected)> Windows(GeneratorOptions options)
+    {
+        var random = new Random(options.Seed);
+        var perTrade = new List<TradeMessages.Message>[Math.Max(1, options.ShuffleWindow)];
+        var messages = new List<TradeMessages.Message>(perTrade.Length * 10);
+        var expected = new List<Expectation>(perTrade.Length);
         int settle = NextWeekday(options.BusinessDate, 3);
         var businessDay = DateOnly.ParseExact(options.BusinessDate.ToString(CultureInfo.InvariantCulture), "yyyyMMdd", CultureInfo.InvariantCulture);
         int combinations = Managers.Length * Brokers.Length * 2 * Securities.Length;
         for (int start = 0; start < options.Trades; start += perTrade.Length)
         {
+            messages.Clear();
+            expected.Clear();
             int window = Math.Min(perTrade.Length, options.Trades - start);
             for (int w = 0; w < window; w++)
             {
@@ -163,9 +183,8 @@ internal static class TradeGenerator
             }
 
             Interleave(perTrade.AsSpan(0, window), random, messages);
+            yield return (messages, expected);
         }
-
-        return (messages, expected);
     }
 
     // The trade's messages in its own order; amendments and cancels come first (before the trade can clear).
@@ -311,13 +330,23 @@ internal static class TradeGenerator
         return int.Parse(d.ToString("yyyyMMdd", CultureInfo.InvariantCulture), CultureInfo.InvariantCulture);
     }
 
-    /// <summary>Writes a set: messages.fix (one message a line: sender, a tab, the FIX body from 35= on, SOH-separated) and expected.csv.</summary>
-    public static void Write(string directory, List<TradeMessages.Message> messages, List<Expectation> expected)
+    /// <summary>
+    /// Generates a set straight to <paramref name="directory"/>, one window at a time (bounded memory): messages.fix
+    /// (one message a line: sender, a tab, the FIX body from 35= on, SOH-separated), expected.csv and, with
+    /// <paramref name="fast"/>, messages.fast and its templates.xml (<see cref="FastTradeFile"/>).
+    /// </summary>
+    public static (int Trades, long Messages) Write(string directory, GeneratorOptions options, bool fast = false)
     {
         Directory.CreateDirectory(directory);
-        using (var file = new StreamWriter(Path.Combine(directory, "messages.fix"), false, new UTF8Encoding(false), 1 << 20))
+        using var file = new StreamWriter(Path.Combine(directory, "messages.fix"), false, new UTF8Encoding(false), 1 << 20);
+        using var csv = new StreamWriter(Path.Combine(directory, "expected.csv"), false, new UTF8Encoding(false), 1 << 20);
+        using var fastFile = fast ? FastTradeFile.Create(directory) : null;
+        csv.WriteLine("trade,kind,cls,exceptions,acks");
+        int trades = 0;
+        long messages = 0;
+        foreach (var (windowMessages, windowExpected) in Windows(options))
         {
-            foreach (var m in messages)
+            foreach (var m in windowMessages)
             {
                 file.Write(m.Sender);
                 file.Write('\t');
@@ -326,16 +355,31 @@ internal static class TradeGenerator
                 file.Write('\u0001');
                 file.Write(m.Body);
                 file.Write('\n');
+                fastFile?.Write(m);
             }
+
+            foreach (var e in windowExpected)
+            {
+                csv.Write(e.Trade);
+                csv.Write(',');
+                csv.Write(KindNames[(int)e.Kind]);
+                csv.Write(',');
+                csv.Write(e.Cls);
+                csv.Write(',');
+                csv.Write(e.Exceptions);
+                csv.Write(',');
+                csv.Write(e.Acks);
+                csv.Write('\n');
+            }
+
+            trades += windowExpected.Count;
+            messages += windowMessages.Count;
         }
 
-        using var csv = new StreamWriter(Path.Combine(directory, "expected.csv"), false, new UTF8Encoding(false), 1 << 20);
-        csv.WriteLine("trade,kind,cls,exceptions,acks");
-        foreach (var e in expected)
-        {
-            csv.WriteLine($"{e.Trade},{e.Kind},{e.Cls},{e.Exceptions},{e.Acks}");
-        }
+        return (trades, messages);
     }
+
+    private static readonly string[] KindNames = Enum.GetNames<TradeKind>();
 
     /// <summary>Reads a set written by <see cref="Write"/>.</summary>
     public static (List<TradeMessages.Message> Messages, List<Expectation> Expected) Read(string directory)

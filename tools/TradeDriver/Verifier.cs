@@ -189,17 +189,24 @@ internal static class Verifier
     public static long Send(List<(string Sender, byte[] MsgType, byte[] Body)> set, Participants participants, AnswerCollector collector, int window)
     {
         long ackable = 0;
+        int unflushed = 0;
         foreach (var (sender, type, body) in set)
         {
             var session = participants[sender];
-            while (ackable - collector.Acks > window)
+            if (ackable - collector.Acks > window)
             {
-                Thread.Sleep(1);
+                participants.FlushAll();
+                unflushed = 0;
+                while (ackable - collector.Acks > window)
+                {
+                    Thread.Sleep(1);
+                }
             }
 
             while (true)
             {
-                var result = session.Send(type, body);
+                // Batched: stored now, written by FlushAll every 256 messages (a socket write per session, not per message).
+                var result = session.SendDeferred(type, body);
                 if (result == SendResult.Sent)
                 {
                     break;
@@ -210,6 +217,7 @@ internal static class Verifier
                     throw new InvalidOperationException($"a message of {sender} is larger than MaxMessageSize");
                 }
 
+                participants.FlushAll();
                 Thread.Sleep(10); // not logged on (reconnecting) or the socket is full: try again
             }
 
@@ -217,8 +225,15 @@ internal static class Verifier
             {
                 ackable++;
             }
+
+            if (++unflushed == 256)
+            {
+                participants.FlushAll();
+                unflushed = 0;
+            }
         }
 
+        participants.FlushAll();
         return ackable;
     }
 

@@ -673,7 +673,7 @@ public sealed partial class FixSession
     }
 
     /// <summary>Finishes the message in the encoder, stores it (unless it is a resend or gap fill) and sends it.</summary>
-    private SendResult Complete(ReadOnlySpan<byte> msgType, int resendSeqNum, bool application)
+    private SendResult Complete(ReadOnlySpan<byte> msgType, int resendSeqNum, bool application, bool defer = false)
     {
         if (_transport is null)
         {
@@ -707,6 +707,10 @@ public sealed partial class FixSession
                     _store.SetNextSenderMsgSeqNum(seq + 1); // the number is used; the resend will gap-fill it
                 }
             }
+            else if (defer)
+            {
+                return Defer(seq); // stored; on the wire at FlushDeferred, after one wait for the whole batch
+            }
             else if (_options.SyncBeforeSend && !_store.WaitForDurable(_store.WrittenPosition, _options.SyncTimeout))
             {
                 // The counterparty must never see what a crash could take back: no durability, no send. That holds
@@ -716,6 +720,11 @@ public sealed partial class FixSession
                 DisconnectCore(DisconnectReason.SendFailed);
                 return SendResult.TransportFailed;
             }
+        }
+
+        if (_deferredFirst != 0 && !WriteDeferred())
+        {
+            return SendResult.TransportFailed; // a batch waiting for FlushDeferred goes first: the wire keeps MsgSeqNum order
         }
 
         var transport = _transport;

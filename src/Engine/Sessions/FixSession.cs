@@ -103,6 +103,7 @@ public sealed partial class FixSession
             : ReferenceEquals(options.AdminDictionary, options.Dictionary) ? _validator
             : new MessageValidator(options.AdminDictionary, options.Validation);
         _output = new byte[options.MaxMessageSize + 1024];
+        _deferredWire = options.PersistMessages ? new byte[DeferredWriteBytes] : null;
         var viewOptions = options.MessageOptions with { MaxMessageSize = options.MaxMessageSize + 1024 };
         _replay = new FixMessage(viewOptions);
         _queue = new InboundQueue(options.InboundQueueCapacity, viewOptions);

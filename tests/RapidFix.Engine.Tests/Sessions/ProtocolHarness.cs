@@ -17,7 +17,8 @@ internal sealed class ProtocolHarness : IDisposable
 {
     private readonly MemoryStream _logBytes = new();
 
-    public ProtocolHarness(string extraSettings = "", EndPoint? peer = null)
+    /// <param name="sessionStore">The session's store instead of <see cref="Store"/> (a journal, for durability tests).</param>
+    public ProtocolHarness(string extraSettings = "", EndPoint? peer = null, IMessageStore? sessionStore = null)
     {
         var settings = SettingsFile.Parse($"""
             [DEFAULT]
@@ -35,7 +36,7 @@ internal sealed class ProtocolHarness : IDisposable
         Options = FixSessionOptions.FromSettings(settings.Sessions[0]);
         Store = new MemoryMessageStore(100_000, 1 << 26, DateTime.UtcNow);
         Log = new EngineLog(_logBytes, 4096, LogLevel.Debug);
-        Session = new FixSession(Options, Store, Application, Log);
+        Session = new FixSession(Options, sessionStore ?? Store, Application, Log);
         Peer = peer ?? new IPEndPoint(IPAddress.Parse("192.0.2.10"), 40001);
         Connect();
     }

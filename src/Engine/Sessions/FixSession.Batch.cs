@@ -1,0 +1,203 @@
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Store;
+using RapidFix.Pools.Diagnostics;
+
+namespace RapidFix.Engine.Sessions;
+
+/// <summary>
+/// Batched send (group commit on the way out): <see cref="SendDeferred"/> stores an application message without
+/// waiting for the disk; <see cref="FlushDeferred"/> then waits once for the store to make the whole batch durable
+/// (under StoreSyncBeforeSend=Y) and writes it to the socket in as few writes as its batch buffer allows: no message
+/// reaches the wire before it is durable, as with <see cref="Send"/>, but one flush covers a batch instead of one
+/// flush per message, and one socket write covers many messages instead of one each.
+/// </summary>
+/// <remarks>
+/// <para>Order on the wire is the order of the MsgSeqNums: any other message the session sends while a batch waits
+/// (a heartbeat, a reject, a resend) first writes the waiting batch (<see cref="Complete"/>). A batch stored on a
+/// connection that has since closed is not written on a later one: the counterparty asks for it with a
+/// ResendRequest, as for anything it missed.</para>
+/// <para>The messages are read back from the store's image (the bytes stored are the bytes sent), so a batch costs
+/// no memory beyond the batch buffer, created with the session when it persists messages (PersistMessages=Y).</para>
+/// </remarks>
+public sealed partial class FixSession
+{
+    /// <summary>Bytes gathered into one transport write at most (several whole messages).</summary>
+    internal const int DeferredWriteBytes = 64 << 10;
+
+    private readonly byte[]? _deferredWire;
+    private ISessionTransport? _deferredTransport;
+    private int _deferredFirst;
+    private int _deferredLast;
+    private long _deferredPosition;
+
+    /// <summary>True while messages stored by <see cref="SendDeferred"/> wait for <see cref="FlushDeferred"/>.</summary>
+    public bool HasDeferred => Volatile.Read(ref _deferredFirst) != 0;
+
+    /// <summary>
+    /// Sends an application message as part of a batch: like <see cref="Send"/> (header, body, trailer, stored with
+    /// the next MsgSeqNum), but it neither waits for the store nor writes to the transport: the message goes on the
+    /// wire at the next <see cref="FlushDeferred"/> (or before any other message of this session).
+    /// <see cref="SendResult.Sent"/> then means stored and queued for the wire. With PersistMessages=N (nothing to
+    /// read back) it is <see cref="Send"/>.
+    /// </summary>
+    public SendResult SendDeferred(ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
+    {
+        long started = EngineLatency.Start();
+        lock (_sync)
+        {
+            if (!IsLoggedOn || _transport is null)
+            {
+                return SendResult.NotLoggedOn;
+            }
+
+            int seq = _store.NextSenderMsgSeqNum;
+            Begin(msgType, seq, new HeaderOptions(), default);
+            _encoder.AddRaw(body);
+            var result = Complete(msgType, 0, application: true, defer: CanDefer);
+            if (result == SendResult.Sent)
+            {
+                _counters.ApplicationMessagesSent++;
+            }
+
+            EngineLatency.Stop(LatencyChannel.Send, started);
+            return result;
+        }
+    }
+
+    /// <summary>
+    /// Writes the messages <see cref="SendDeferred"/> stored: under StoreSyncBeforeSend=Y waits (without holding the
+    /// session's lock, so its connection keeps receiving) until the store has made them durable, then hands them to
+    /// the transport. False
+    /// when they could not be written: the store did not become durable in time (the session disconnects, as
+    /// <see cref="Send"/> does) or the transport refused them (disconnected; the messages are stored, a resend
+    /// delivers them).
+    /// </summary>
+    public bool FlushDeferred()
+    {
+        long position;
+        lock (_sync)
+        {
+            if (_deferredFirst == 0)
+            {
+                return true;
+            }
+
+            position = _deferredPosition;
+        }
+
+        if (_options.SyncBeforeSend)
+        {
+            // The flusher thread makes the batch durable while this thread waits outside the lock; the wait under the
+            // lock below then finds it durable already.
+            _store.WaitForDurable(position, _options.SyncTimeout);
+        }
+
+        lock (_sync)
+        {
+            return WriteDeferred();
+        }
+    }
+
+    private bool CanDefer => _deferredWire is not null;
+
+    /// <summary>Complete, deferred: the message is stored as <paramref name="seq"/>; note it for the next write.</summary>
+    private SendResult Defer(int seq)
+    {
+        if (_deferredFirst != 0 && !ReferenceEquals(_deferredTransport, _transport))
+        {
+            // Stored for a connection that is gone: the counterparty asks for them with a ResendRequest.
+            _deferredFirst = 0;
+        }
+
+        if (_deferredFirst == 0)
+        {
+            _deferredTransport = _transport;
+            Volatile.Write(ref _deferredFirst, seq);
+        }
+
+        _deferredLast = seq;
+        _deferredPosition = _store.WrittenPosition;
+        return SendResult.Sent;
+    }
+
+    /// <summary>Under the lock: writes the deferred batch (durable first). False when the session disconnected.</summary>
+    private bool WriteDeferred()
+    {
+        if (_deferredFirst == 0)
+        {
+            return true;
+        }
+
+        int first = _deferredFirst;
+        int last = _deferredLast;
+        var transport = _deferredTransport;
+        _deferredTransport = null;
+        Volatile.Write(ref _deferredFirst, 0);
+        if (transport is null || !ReferenceEquals(transport, _transport))
+        {
+            return true; // stored; the connection they were meant for is gone, a resend delivers them
+        }
+
+        if (_options.SyncBeforeSend && !_store.WaitForDurable(_deferredPosition, _options.SyncTimeout))
+        {
+            _counters.StoreFailures++;
+            _log.Write(LogLevel.Error, LogEvent.StoreWriteFailed, _logIndex, (long)StoreWriteStatus.Faulted);
+            DisconnectCore(DisconnectReason.SendFailed);
+            return false;
+        }
+
+        var wire = _deferredWire!;
+        int used = 0;
+        int messages = 0;
+        foreach (var message in _store.GetRange(first, last))
+        {
+            var bytes = message.Bytes;
+            if (used > 0 && used + bytes.Length > wire.Length)
+            {
+                if (!transport.Send(wire.AsSpan(0, used)))
+                {
+                    return DeferredSendFailed();
+                }
+
+                used = 0;
+            }
+
+            if (bytes.Length > wire.Length)
+            {
+                if (!transport.Send(bytes))
+                {
+                    return DeferredSendFailed();
+                }
+            }
+            else
+            {
+                bytes.CopyTo(wire.AsSpan(used));
+                used += bytes.Length;
+            }
+
+            messages++;
+        }
+
+        if (used > 0 && !transport.Send(wire.AsSpan(0, used)))
+        {
+            return DeferredSendFailed();
+        }
+
+        _counters.MessagesSent += messages;
+        _lastSentNanos = _clock.UtcNowNanos;
+        return true;
+    }
+
+    // As in Complete: tell the counterparty why (a socket keeps room for one Logout), then close; the batch is stored.
+    private bool DeferredSendFailed()
+    {
+        _counters.SendFailures++;
+        if (!_sentLogout)
+        {
+            GenerateLogout("Outbound buffer full: counterparty too slow"u8);
+        }
+
+        DisconnectCore(DisconnectReason.SendFailed);
+        return false;
+    }
+}

@@ -1,0 +1,178 @@
+using System.Text;
+using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Store;
+using RapidFix.Engine.Tests.Store;
+using RapidFix.Tests.Shared;
+
+namespace RapidFix.Engine.Tests.Sessions;
+
+/// <summary>
+/// Batched send (<see cref="FixSession.SendDeferred"/>, <see cref="FixSession.FlushDeferred"/>): under
+/// StoreSyncBeforeSend=Y nothing of a batch reaches the wire before the store made it durable, the batch goes out in
+/// one transport write, in MsgSeqNum order even when the session sends something else meanwhile, never on a later
+/// connection, and the steady state allocates nothing.
+/// </summary>
+[Collection(AllocationTestCollection.Name)]
+public sealed class BatchedSendTests : IDisposable
+{
+    private static readonly byte[] ReportBody = Encoding.ASCII.GetBytes("37=O1\u000117=E1\u0001150=0\u000139=0\u000155=MSFT\u000154=1\u0001151=100\u000114=0\u00016=0\u0001");
+    private readonly string _journal = Path.Combine(Path.GetTempPath(), "rapidfix-batch-" + Guid.NewGuid().ToString("N") + ".journal");
+
+    public void Dispose() => File.Delete(_journal);
+
+    [Fact]
+    public void A_batch_waits_for_one_durable_flush_then_goes_out_in_one_write_in_order()
+    {
+        // Group commit that lingers for a batch: a write becomes durable only after the delay unless someone waits.
+        using var store = JournalMessageStore.Open(new JournalOptions { FilePath = _journal, MaxBatch = 1000, MaxDelay = TimeSpan.FromMilliseconds(300) }, DateTime.UtcNow);
+        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y", sessionStore: store);
+        var wire = new ProbeTransport(store);
+        h.PeerCloses();
+        Assert.True(h.Session.TryAttach(wire));
+        h.Logon();
+        int first = store.NextSenderMsgSeqNum;
+        int writesBefore = wire.Writes.Count;
+
+        for (int i = 0; i < 20; i++)
+        {
+            Assert.Equal(SendResult.Sent, h.Session.SendDeferred("8"u8, ReportBody));
+        }
+
+        Assert.Equal(writesBefore, wire.Writes.Count); // stored, not on the wire
+        Assert.True(h.Session.HasDeferred);
+        Assert.True(h.Session.FlushDeferred());
+
+        Assert.False(h.Session.HasDeferred);
+        Assert.Equal(writesBefore + 1, wire.Writes.Count);
+        Assert.Equal(0, wire.NotDurableAtSend);
+        var seqs = wire.SeqNums(writesBefore);
+        Assert.Equal(Enumerable.Range(first, 20), seqs);
+        Assert.Equal(first + 20, store.NextSenderMsgSeqNum);
+    }
+
+    [Fact]
+    public void A_message_the_session_sends_while_a_batch_waits_goes_after_the_batch()
+    {
+        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y");
+        var wire = Attach(h);
+        h.Logon();
+        wire.Writes.Clear();
+        for (int i = 0; i < 3; i++)
+        {
+            h.Session.SendDeferred("8"u8, ReportBody);
+        }
+
+        h.Receive("1", "2", "112=PING"); // a TestRequest: the Heartbeat answer must not overtake the batch
+
+        var sent = wire.Writes.SelectMany(ProbeTransport.Messages).ToList();
+        Assert.Equal(["8", "8", "8", "0"], sent.Select(m => m.Type));
+        Assert.Equal([2, 3, 4, 5], sent.Select(m => m.Seq));
+        Assert.False(h.Session.HasDeferred);
+        Assert.True(h.Session.FlushDeferred()); // nothing left: writes nothing
+        Assert.Equal(2, wire.Writes.Count);
+    }
+
+    [Fact]
+    public void A_batch_stored_for_a_connection_that_closed_is_not_written_on_the_next()
+    {
+        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y");
+        h.Logon();
+        h.Session.SendDeferred("8"u8, ReportBody);
+        h.Session.SendDeferred("8"u8, ReportBody);
+        h.PeerCloses();
+        var wire = new ProbeTransport(h.Store);
+        Assert.True(h.Session.TryAttach(wire));
+        h.Logon(seq: 2);
+
+        Assert.True(h.Session.FlushDeferred());
+
+        // Only the Logon answer: the two reports are stored (MsgSeqNum 2 and 3) and reach the counterparty by its
+        // ResendRequest, never as fresh messages on this connection.
+        Assert.Equal(["A"], wire.Writes.SelectMany(ProbeTransport.Messages).Select(m => m.Type));
+        int stored = 0;
+        foreach (var message in h.Store.GetRange(2, 3))
+        {
+            stored += message.Bytes.IndexOf("\u000135=8\u0001"u8) > 0 ? 1 : 0;
+        }
+
+        Assert.Equal(2, stored);
+    }
+
+    [Fact]
+    public void Without_a_logon_nothing_is_stored()
+    {
+        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y");
+        Assert.Equal(SendResult.NotLoggedOn, h.Session.SendDeferred("8"u8, ReportBody));
+        Assert.False(h.Session.HasDeferred);
+    }
+
+    [Fact]
+    [Trait("Category", "Allocation")]
+    public void Batched_sending_allocates_nothing()
+    {
+        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y");
+        h.Logon();
+        h.TakeSent();
+        h.Transport.Keep = false;
+        long bytes = Allocations.Measure(h.Session, static s =>
+        {
+            for (int i = 0; i < 8; i++)
+            {
+                s.SendDeferred("8"u8, ReportBody);
+            }
+
+            s.FlushDeferred();
+        }, iterations: 2_000, warmup: 200);
+        Assert.Equal(0, bytes);
+        // The Logon answer (MsgSeqNum 1), then one write per batch of eight.
+        Assert.Equal(8 * (h.Transport.SendCount - 1), h.Store.NextSenderMsgSeqNum - 2);
+        Assert.True(h.Transport.SendCount > 2_000);
+    }
+
+    // The harness's session on a probe instead of its memory transport.
+    private static ProbeTransport Attach(ProtocolHarness h)
+    {
+        var wire = new ProbeTransport(h.Store);
+        h.PeerCloses();
+        Assert.True(h.Session.TryAttach(wire));
+        return wire;
+    }
+
+    /// <summary>Keeps each write and whether everything the store had written was durable when it was made.</summary>
+    private sealed class ProbeTransport(IMessageStore store) : ISessionTransport
+    {
+        public List<byte[]> Writes { get; } = [];
+
+        public int NotDurableAtSend { get; private set; }
+
+        public System.Net.EndPoint? RemoteEndPoint => null;
+
+        public bool Send(ReadOnlySpan<byte> message)
+        {
+            Writes.Add(message.ToArray());
+            if (store.DurablePosition < store.WrittenPosition)
+            {
+                NotDurableAtSend++;
+            }
+
+            return true;
+        }
+
+        public void Disconnect(DisconnectReason reason)
+        {
+        }
+
+        public List<int> SeqNums(int fromWrite) => [.. Writes.Skip(fromWrite).SelectMany(Messages).Select(m => m.Seq)];
+
+        public static IEnumerable<(string Type, int Seq)> Messages(byte[] write)
+        {
+            string text = Encoding.ASCII.GetString(write);
+            foreach (var message in text.Split("8=FIX", StringSplitOptions.RemoveEmptyEntries))
+            {
+                var fields = message.Split('\u0001');
+                yield return (fields.First(f => f.StartsWith("35=", StringComparison.Ordinal))[3..],
+                    int.Parse(fields.First(f => f.StartsWith("34=", StringComparison.Ordinal))[3..], System.Globalization.CultureInfo.InvariantCulture));
+            }
+        }
+    }
+}
