@@ -173,6 +173,7 @@ internal sealed class OutputDispatcher
         {
             case SendResult.Sent:
             case SendResult.TransportFailed: // stored before the transport failed: the session's resend delivers it
+            case SendResult.Stored: // not logged on, stored with its MsgSeqNum: the resend after logon delivers it
                 _sent++;
                 return Outcome.Stored;
             case SendResult.NotLoggedOn:

@@ -179,6 +179,7 @@ public static class SettingsCatalogue
             B(ResetOnDisconnect, "Reset sequence numbers after a disconnection.", "N"),
             B(RefreshOnLogon, "Reload the message store from disk at Logon.", "N"),
             B(PersistMessages, "Keep sent messages for resending; when N, resends are answered with gap fills.", "Y"),
+            rapid(C(SendWhileNotLoggedOn, "What an application message sent while the session is not logged on becomes: Store (as QuickFIX/n: its MsgSeqNum is used, it is stored and goes out on the resend the counterparty asks for after logon; needs PersistMessages=Y) or Refuse (nothing stored, no MsgSeqNum used). Defaults to Store when PersistMessages=Y, Refuse otherwise.", null, "Store", "Refuse")),
             D(LogonTimeout, "Seconds to wait for the Logon reply.", "10", Second, 1, MaxInt),
             D(LogoutTimeout, "Seconds to wait for the Logout reply.", "2", Second, 1, MaxInt),
             B(CheckLatency, "Reject messages whose SendingTime is more than MaxLatency away from our clock.", "Y"),
@@ -220,7 +221,8 @@ public static class SettingsCatalogue
 
             // Storage and logging.
             P(FileStorePath, "Directory of the recoverable message store (one journal per session)."),
-            P(FileLogPath, "Directory of the message and event logs."),
+            P(FileLogPath, "Directory of the message and event logs: per session <prefix>.messages.current.log (every message received and sent) and <prefix>.event.current.log, written off the session's thread (docs/hosting.md)."),
+            rapid(I(FileLogBufferSize, "Bytes of messages that may wait for the message log's writer per session (FileLogPath); a message that does not fit is dropped, counted and reported in the event log, never waited for.", "4194304", 4096, 1 << 30)),
             unsupported(P("DebugFileLogPath", "QuickFIX/n: debug log directory.")),
             ignored(B("ScreenLogShowIncoming", "QuickFIX/n screen log: show incoming messages.", "N")),
             ignored(B("ScreenLogShowOutgoing", "QuickFIX/n screen log: show outgoing messages.", "N")),

@@ -12,7 +12,7 @@ namespace RapidFix.Engine.Hosting;
 /// endpoint, one initiator per initiating session. Everything is created in <see cref="Create"/> (startup);
 /// <see cref="Start"/> opens the sockets; <see cref="Dispose"/> logs out, closes and releases.
 /// </summary>
-public sealed class FixEngine : IDisposable
+public sealed partial class FixEngine : IDisposable
 {
     private readonly List<FixSession> _sessions = [];
     private readonly List<IMessageStore> _stores = [];
@@ -55,6 +55,7 @@ public sealed class FixEngine : IDisposable
                 engine._stores.Add(store);
                 var session = new FixSession(options, store, applications(sessionSettings), engine._log);
                 engine._sessions.Add(session);
+                engine.OpenMessageLog(session, sessionSettings);
                 if (options.IsInitiator)
                 {
                     var endpoints = sessionSettings.GetConnectEndpoints();
@@ -149,6 +150,7 @@ public sealed class FixEngine : IDisposable
             store.Dispose();
         }
 
+        CloseMessageLogs();
         _log.Flush();
     }
 }

@@ -17,8 +17,9 @@ internal sealed class ProtocolHarness : IDisposable
 {
     private readonly MemoryStream _logBytes = new();
 
-    public ProtocolHarness(string extraSettings = "", EndPoint? peer = null)
+    public ProtocolHarness(string extraSettings = "", EndPoint? peer = null, RecordingApplication? application = null)
     {
+        Application = application ?? new RecordingApplication();
         var settings = SettingsFile.Parse($"""
             [DEFAULT]
             ConnectionType=acceptor
@@ -48,7 +49,7 @@ internal sealed class ProtocolHarness : IDisposable
 
     public FixSession Session { get; }
 
-    public RecordingApplication Application { get; } = new();
+    public RecordingApplication Application { get; }
 
     public EndPoint Peer { get; }
 
@@ -203,7 +204,7 @@ internal sealed class MemoryTransport : ISessionTransport
 }
 
 /// <summary>Records what the application sees: logons, the peer's address at logon, the orders in order.</summary>
-internal sealed class RecordingApplication : FixApplicationBase
+internal class RecordingApplication : FixApplicationBase
 {
     public int LogonRequests { get; private set; }
 
