@@ -100,6 +100,8 @@ public static class SettingKeys
     public const string FileStorePath = "FileStorePath";
     public const string FileLogPath = "FileLogPath";
     public const string FileLogBufferSize = "FileLogBufferSize";
+    public const string AcceptorTemplate = "AcceptorTemplate";
+    public const string MaxDynamicSessions = "MaxDynamicSessions";
 
     // RapidFix's own settings.
     public const string MaxMessageSize = "MaxMessageSize";

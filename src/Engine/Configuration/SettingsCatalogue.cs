@@ -250,6 +250,8 @@ public static class SettingsCatalogue
             rapid(I(StoreMaxBytes, "Bytes of journal (messages and sequence records) the store holds per generation.", "268435456", 4096, int.MaxValue)),
             rapid(I(SocketAcceptBacklog, "Acceptor: connections the kernel may hold completed but not yet accepted (the listen backlog; the OS may cap it). The sessions of a port must agree.", "1024", 1, 65535)),
             rapid(I(MaxPendingLogons, "Acceptor: connections of the port awaiting their Logon at once; one beyond is closed at once and logged. The sessions of a port must agree.", "256", 1, 1 << 20)),
+            B(AcceptorTemplate, "QuickFIX/J, QuickFIX/n: this acceptor section is a template: a Logon whose identity matches it (a * in SenderCompID, TargetCompID, a SubID or a LocationID matches any value) creates a session with these settings, kept once the application's OnLogonRequest accepts it (docs/hosting.md).", "N"),
+            rapid(I(MaxDynamicSessions, "Acceptor template: most sessions it may create; a Logon beyond is refused with a Logout naming the limit, and logged.", "256", 1, 1 << 20)),
             rapid(I(MaxPendingLogonsPerAddress, "Acceptor: connections from one IP address awaiting their Logon at once; one beyond is closed at once and logged. The sessions of a port must agree.", "32", 1, 1 << 20)),
         ];
     }

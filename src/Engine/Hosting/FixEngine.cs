@@ -50,6 +50,11 @@ public sealed partial class FixEngine : IDisposable
         {
             foreach (var sessionSettings in settings.Sessions)
             {
+                if (engine.TryAddTemplate(sessionSettings, applications, dictionaries))
+                {
+                    continue;
+                }
+
                 var options = FixSessionOptions.FromSettings(sessionSettings, dictionaries);
                 var store = MessageStoreFactory.Open(sessionSettings, DateTime.UtcNow);
                 engine._stores.Add(store);
@@ -58,16 +63,12 @@ public sealed partial class FixEngine : IDisposable
                 engine.OpenMessageLog(session, sessionSettings);
                 if (options.IsInitiator)
                 {
-                    var endpoints = sessionSettings.GetConnectEndpoints();
-                    engine._initiators.Add(new FixInitiator(session, endpoints, sessionSettings.GetTimeSpan(SettingKeys.ReconnectInterval), engine._log,
-                        sessionSettings.GetInt(SettingKeys.SocketSendBufferSize), sessionSettings.GetInt(SettingKeys.SocketReceiveBufferSize)));
+                    engine._initiators.Add(engine.NewInitiator(session, sessionSettings));
                 }
                 else
                 {
-                    string host = sessionSettings.GetStringOrNull(SettingKeys.SocketAcceptHost) ?? "0.0.0.0";
-                    int port = sessionSettings.GetInt(SettingKeys.SocketAcceptPort);
-                    var address = host is "0.0.0.0" or "*" ? IPAddress.Any : IPAddress.TryParse(host, out var a) ? a : Dns.GetHostAddresses(host)[0];
-                    var endpoint = new IPEndPoint(address, port);
+                    var endpoint = AcceptEndpoint(sessionSettings);
+                    int port = endpoint.Port;
                     var plan = engine._acceptorPlans.Find(p => p.Endpoint.Equals(endpoint));
                     if (plan.Sessions is null)
                     {
@@ -121,7 +122,7 @@ public sealed partial class FixEngine : IDisposable
         for (int i = 0; i < _acceptorPlans.Count; i++)
         {
             var (endpoint, sessions, _) = _acceptorPlans[i];
-            _acceptors.Add(new FixAcceptor(sessions, endpoint, _log, options: _acceptorOptions[i]));
+            _acceptors.Add(CreateAcceptor(endpoint, sessions, _acceptorOptions[i]));
         }
 
         foreach (var initiator in _initiators)
