@@ -164,8 +164,10 @@ internal sealed class OutputDispatcher
     private Outcome TrySend(int destination, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
     {
         var session = _sessions[destination];
-        if (session is null)
+        if (session is null || !session.IsLoggedOn)
         {
+            // Not logged on: the answer waits in the participant's queue (rather than the session storing it for
+            // a resend, SendWhileNotLoggedOn=Store), so it goes out fresh and in order once the participant logs on.
             return Outcome.Wait;
         }
 

@@ -132,7 +132,13 @@ public sealed partial class FixEngine : IDisposable
     }
 
     /// <summary>The session with this identity, or null.</summary>
-    public FixSession? Find(SessionId id) => _sessions.Find(s => s.Id == id);
+    public FixSession? Find(SessionId id)
+    {
+        lock (_sessions) // sessions come and go at run time (FixEngine.Dynamic.cs)
+        {
+            return _sessions.Find(s => s.Id == id);
+        }
+    }
 
     public void Dispose()
     {
