@@ -164,10 +164,8 @@ internal sealed class OutputDispatcher
     private Outcome TrySend(int destination, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
     {
         var session = _sessions[destination];
-        if (session is null || !session.IsLoggedOn)
+        if (session is null)
         {
-            // Not logged on: the answer waits in the participant's queue (rather than the session storing it for
-            // a resend, SendWhileNotLoggedOn=Store), so it goes out fresh and in order once the participant logs on.
             return Outcome.Wait;
         }
 
@@ -175,7 +173,6 @@ internal sealed class OutputDispatcher
         {
             case SendResult.Sent:
             case SendResult.TransportFailed: // stored before the transport failed: the session's resend delivers it
-            case SendResult.Stored: // not logged on, stored with its MsgSeqNum: the resend after logon delivers it
                 _sent++;
                 return Outcome.Stored;
             case SendResult.NotLoggedOn:

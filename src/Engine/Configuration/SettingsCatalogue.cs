@@ -179,7 +179,7 @@ public static class SettingsCatalogue
             B(ResetOnDisconnect, "Reset sequence numbers after a disconnection.", "N"),
             B(RefreshOnLogon, "Reload the message store from disk at Logon.", "N"),
             B(PersistMessages, "Keep sent messages for resending; when N, resends are answered with gap fills.", "Y"),
-            rapid(C(SendWhileNotLoggedOn, "What an application message sent while the session is not logged on becomes: Store (as QuickFIX/n: its MsgSeqNum is used, it is stored and goes out on the resend the counterparty asks for after logon; needs PersistMessages=Y) or Refuse (nothing stored, no MsgSeqNum used). Defaults to Store when PersistMessages=Y, Refuse otherwise.", null, "Store", "Refuse")),
+            rapid(C(SendWhileNotLoggedOn, "What an application message sent while the session is not logged on becomes: Store (as QuickFIX/n: its MsgSeqNum is used, it is stored and goes out on the resend the counterparty asks for after logon; needs PersistMessages=Y) or Refuse (the default: nothing stored, no MsgSeqNum used, the caller keeps the message).", "Refuse", "Store", "Refuse")),
             D(LogonTimeout, "Seconds to wait for the Logon reply.", "10", Second, 1, MaxInt),
             D(LogoutTimeout, "Seconds to wait for the Logout reply.", "2", Second, 1, MaxInt),
             B(CheckLatency, "Reject messages whose SendingTime is more than MaxLatency away from our clock.", "Y"),

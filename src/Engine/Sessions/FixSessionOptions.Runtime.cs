@@ -18,21 +18,16 @@ public enum NotLoggedOnSend : byte
 public sealed partial class FixSessionOptions
 {
     /// <summary>
-    /// SendWhileNotLoggedOn: store (QuickFIX/n's behaviour) or refuse application messages sent while not logged on.
-    /// Store only holds with <see cref="PersistMessages"/>; without it the session refuses (a message stored nowhere
-    /// could only be gap-filled over).
+    /// SendWhileNotLoggedOn: refuse (the default, so that callers that retry until <see cref="SendResult.Sent"/> keep
+    /// working) or store (QuickFIX/n's behaviour) application messages sent while not logged on. Store only holds with
+    /// <see cref="PersistMessages"/>; without it the session refuses (a message stored nowhere could only be gap-filled over).
     /// </summary>
-    public NotLoggedOnSend SendWhileNotLoggedOn { get; init; } = NotLoggedOnSend.Store;
+    public NotLoggedOnSend SendWhileNotLoggedOn { get; init; } = NotLoggedOnSend.Refuse;
 
-    /// <summary>SendWhileNotLoggedOn from the settings: Store needs PersistMessages=Y (an error at startup otherwise).</summary>
+    /// <summary>SendWhileNotLoggedOn from the settings (Refuse by default): Store needs PersistMessages=Y (an error at startup otherwise).</summary>
     private static NotLoggedOnSend SendWhileNotLoggedOnSetting(SessionSettings settings)
     {
         bool persist = settings.GetBool(SettingKeys.PersistMessages);
-        if (!settings.Has(SettingKeys.SendWhileNotLoggedOn))
-        {
-            return persist ? NotLoggedOnSend.Store : NotLoggedOnSend.Refuse;
-        }
-
         var mode = settings.GetChoice(SettingKeys.SendWhileNotLoggedOn) == "Store" ? NotLoggedOnSend.Store : NotLoggedOnSend.Refuse;
         if (mode == NotLoggedOnSend.Store && !persist)
         {

@@ -13,10 +13,12 @@ namespace RapidFix.Engine.Tests.Runtime;
 /// </summary>
 public sealed class SendSemanticsTests
 {
+    private const string Store = "SendWhileNotLoggedOn=Store";
+
     [Fact]
     public void A_message_sent_before_logon_is_stored_with_its_MsgSeqNum_and_goes_out_on_the_resend_after_logon()
     {
-        using var h = new ProtocolHarness();
+        using var h = new ProtocolHarness(Store);
         byte[] body = new byte[256];
 
         Assert.Equal(SendResult.Stored, Send(h.Session, body, "EARLY"));
@@ -42,10 +44,12 @@ public sealed class SendSemanticsTests
         Assert.Equal("EARLY", resent.Field(Tags.ClOrdID));
     }
 
-    [Fact]
-    public void SendWhileNotLoggedOn_Refuse_stores_nothing_and_uses_no_MsgSeqNum()
+    [Theory]
+    [InlineData("SendWhileNotLoggedOn=Refuse")]
+    [InlineData("")]
+    public void SendWhileNotLoggedOn_Refuse_the_default_stores_nothing_and_uses_no_MsgSeqNum(string setting)
     {
-        using var h = new ProtocolHarness("SendWhileNotLoggedOn=Refuse");
+        using var h = new ProtocolHarness(setting);
         Assert.Equal(SendResult.NotLoggedOn, Send(h.Session, new byte[256], "EARLY"));
         Assert.Equal(1, h.Session.NextSenderMsgSeqNum);
         Assert.Equal(0, h.Store.MessageCount);
@@ -53,7 +57,7 @@ public sealed class SendSemanticsTests
     }
 
     [Fact]
-    public void Without_PersistMessages_the_default_is_Refuse_and_Store_is_an_error_at_startup()
+    public void Without_PersistMessages_Store_is_an_error_at_startup()
     {
         using var h = new ProtocolHarness("PersistMessages=N");
         Assert.Equal(NotLoggedOnSend.Refuse, h.Options.SendWhileNotLoggedOn);
@@ -93,7 +97,7 @@ public sealed class SendSemanticsTests
     public void A_vetoed_message_while_not_logged_on_is_not_stored()
     {
         var app = new ToAppApplication { VetoClOrdId = "VETO"u8.ToArray() };
-        using var h = new ProtocolHarness(application: app);
+        using var h = new ProtocolHarness(Store, application: app);
         Assert.Equal(SendResult.Vetoed, Send(h.Session, new byte[256], "VETO"));
         Assert.Equal(1, h.Session.NextSenderMsgSeqNum);
         Assert.Equal(0, h.Store.MessageCount);
@@ -121,7 +125,7 @@ public sealed class SendSemanticsTests
     public void Sending_through_the_ToApp_hook_and_storing_while_not_logged_on_allocate_nothing()
     {
         var app = new ToAppApplication { AppendText = "AMENDED"u8.ToArray(), VetoClOrdId = "VETO"u8.ToArray() };
-        using var h = new ProtocolHarness(application: app);
+        using var h = new ProtocolHarness(Store, application: app);
         byte[] body = new byte[256];
         int length = Body(body, "ORDER1");
         var state = (h.Session, Body: body, Length: length);

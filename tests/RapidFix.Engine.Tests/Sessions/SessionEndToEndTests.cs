@@ -41,8 +41,7 @@ public sealed class SessionEndToEndTests
 
         session.Logout();
         SessionHarness.WaitUntil(() => !session.IsLoggedOn && !acceptor.Sessions[0].IsLoggedOn, "logout on both sides");
-        // Not logged on: stored for the resend after the next logon (SendWhileNotLoggedOn=Store, QuickFIX/n's behaviour).
-        Assert.Equal(SendResult.Stored, client.SendOrder(session, 101));
+        Assert.Equal(SendResult.NotLoggedOn, client.SendOrder(session, 101));
     }
 
     [Theory]
