@@ -58,6 +58,7 @@ public static class SettingKeys
     public const string ResetOnDisconnect = "ResetOnDisconnect";
     public const string RefreshOnLogon = "RefreshOnLogon";
     public const string PersistMessages = "PersistMessages";
+    public const string SendWhileNotLoggedOn = "SendWhileNotLoggedOn";
     public const string LogonTimeout = "LogonTimeout";
     public const string LogoutTimeout = "LogoutTimeout";
     public const string CheckLatency = "CheckLatency";
@@ -98,6 +99,9 @@ public static class SettingKeys
     // Storage and logging.
     public const string FileStorePath = "FileStorePath";
     public const string FileLogPath = "FileLogPath";
+    public const string FileLogBufferSize = "FileLogBufferSize";
+    public const string AcceptorTemplate = "AcceptorTemplate";
+    public const string MaxDynamicSessions = "MaxDynamicSessions";
 
     // RapidFix's own settings.
     public const string MaxMessageSize = "MaxMessageSize";

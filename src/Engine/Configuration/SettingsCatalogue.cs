@@ -179,6 +179,7 @@ public static class SettingsCatalogue
             B(ResetOnDisconnect, "Reset sequence numbers after a disconnection.", "N"),
             B(RefreshOnLogon, "Reload the message store from disk at Logon.", "N"),
             B(PersistMessages, "Keep sent messages for resending; when N, resends are answered with gap fills.", "Y"),
+            rapid(C(SendWhileNotLoggedOn, "What an application message sent while the session is not logged on becomes: Store (as QuickFIX/n: its MsgSeqNum is used, it is stored and goes out on the resend the counterparty asks for after logon; needs PersistMessages=Y) or Refuse (the default: nothing stored, no MsgSeqNum used, the caller keeps the message).", "Refuse", "Store", "Refuse")),
             D(LogonTimeout, "Seconds to wait for the Logon reply.", "10", Second, 1, MaxInt),
             D(LogoutTimeout, "Seconds to wait for the Logout reply.", "2", Second, 1, MaxInt),
             B(CheckLatency, "Reject messages whose SendingTime is more than MaxLatency away from our clock.", "Y"),
@@ -220,7 +221,8 @@ public static class SettingsCatalogue
 
             // Storage and logging.
             P(FileStorePath, "Directory of the recoverable message store (one journal per session)."),
-            P(FileLogPath, "Directory of the message and event logs."),
+            P(FileLogPath, "Directory of the message and event logs: per session <prefix>.messages.current.log (every message received and sent) and <prefix>.event.current.log, written off the session's thread (docs/hosting.md)."),
+            rapid(I(FileLogBufferSize, "Bytes of messages that may wait for the message log's writer per session (FileLogPath); a message that does not fit is dropped, counted and reported in the event log, never waited for.", "4194304", 4096, 1 << 30)),
             unsupported(P("DebugFileLogPath", "QuickFIX/n: debug log directory.")),
             ignored(B("ScreenLogShowIncoming", "QuickFIX/n screen log: show incoming messages.", "N")),
             ignored(B("ScreenLogShowOutgoing", "QuickFIX/n screen log: show outgoing messages.", "N")),
@@ -248,6 +250,8 @@ public static class SettingsCatalogue
             rapid(I(StoreMaxBytes, "Bytes of journal (messages and sequence records) the store holds per generation.", "268435456", 4096, int.MaxValue)),
             rapid(I(SocketAcceptBacklog, "Acceptor: connections the kernel may hold completed but not yet accepted (the listen backlog; the OS may cap it). The sessions of a port must agree.", "1024", 1, 65535)),
             rapid(I(MaxPendingLogons, "Acceptor: connections of the port awaiting their Logon at once; one beyond is closed at once and logged. The sessions of a port must agree.", "256", 1, 1 << 20)),
+            B(AcceptorTemplate, "QuickFIX/J, QuickFIX/n: this acceptor section is a template: a Logon whose identity matches it (a * in SenderCompID, TargetCompID, a SubID or a LocationID matches any value) creates a session with these settings, kept once the application's OnLogonRequest accepts it (docs/hosting.md).", "N"),
+            rapid(I(MaxDynamicSessions, "Acceptor template: most sessions it may create; a Logon beyond is refused with a Logout naming the limit, and logged.", "256", 1, 1 << 20)),
             rapid(I(MaxPendingLogonsPerAddress, "Acceptor: connections from one IP address awaiting their Logon at once; one beyond is closed at once and logged. The sessions of a port must agree.", "32", 1, 1 << 20)),
         ];
     }

@@ -178,7 +178,13 @@ public sealed class SessionSettings : SettingsView
     {
         Section = session;
         SessionId = id;
+        _defaults = defaults;
     }
+
+    private readonly SettingsSection _defaults;
+
+    /// <summary>The same settings for another identity (a session created from an acceptor template).</summary>
+    internal SessionSettings For(SessionId id) => new(FilePath, Section, _defaults, id);
 
     public SessionId SessionId { get; }
 

@@ -68,10 +68,12 @@ public sealed class EngineHost : IEngineCounterSource, IDisposable
         ArgumentNullException.ThrowIfNull(applications);
         options ??= new EngineHostOptions();
         var phases = new PhaseController(options.Name);
-        var pools = new BufferPool[settings.Sessions.Count];
+        // One pool per session, in the engine's order: an acceptor template is no session (its sessions come at logon).
+        var sections = settings.Sessions.Where(s => !s.GetBool(SettingKeys.AcceptorTemplate)).ToArray();
+        var pools = new BufferPool[sections.Length];
         for (int i = 0; i < pools.Length; i++)
         {
-            var s = settings.Sessions[i];
+            var s = sections[i];
             pools[i] = new BufferPool(s.SessionId + " buffers", s.GetInt(SettingKeys.MaxMessageSize), s.GetInt(SettingKeys.BufferPoolSize), pinned: true, phases);
         }
 

@@ -12,7 +12,7 @@ namespace RapidFix.Engine.Hosting;
 /// endpoint, one initiator per initiating session. Everything is created in <see cref="Create"/> (startup);
 /// <see cref="Start"/> opens the sockets; <see cref="Dispose"/> logs out, closes and releases.
 /// </summary>
-public sealed class FixEngine : IDisposable
+public sealed partial class FixEngine : IDisposable
 {
     private readonly List<FixSession> _sessions = [];
     private readonly List<IMessageStore> _stores = [];
@@ -50,23 +50,25 @@ public sealed class FixEngine : IDisposable
         {
             foreach (var sessionSettings in settings.Sessions)
             {
+                if (engine.TryAddTemplate(sessionSettings, applications, dictionaries))
+                {
+                    continue;
+                }
+
                 var options = FixSessionOptions.FromSettings(sessionSettings, dictionaries);
                 var store = MessageStoreFactory.Open(sessionSettings, DateTime.UtcNow);
                 engine._stores.Add(store);
                 var session = new FixSession(options, store, applications(sessionSettings), engine._log);
                 engine._sessions.Add(session);
+                engine.OpenMessageLog(session, sessionSettings);
                 if (options.IsInitiator)
                 {
-                    var endpoints = sessionSettings.GetConnectEndpoints();
-                    engine._initiators.Add(new FixInitiator(session, endpoints, sessionSettings.GetTimeSpan(SettingKeys.ReconnectInterval), engine._log,
-                        sessionSettings.GetInt(SettingKeys.SocketSendBufferSize), sessionSettings.GetInt(SettingKeys.SocketReceiveBufferSize)));
+                    engine._initiators.Add(engine.NewInitiator(session, sessionSettings));
                 }
                 else
                 {
-                    string host = sessionSettings.GetStringOrNull(SettingKeys.SocketAcceptHost) ?? "0.0.0.0";
-                    int port = sessionSettings.GetInt(SettingKeys.SocketAcceptPort);
-                    var address = host is "0.0.0.0" or "*" ? IPAddress.Any : IPAddress.TryParse(host, out var a) ? a : Dns.GetHostAddresses(host)[0];
-                    var endpoint = new IPEndPoint(address, port);
+                    var endpoint = AcceptEndpoint(sessionSettings);
+                    int port = endpoint.Port;
                     var plan = engine._acceptorPlans.Find(p => p.Endpoint.Equals(endpoint));
                     if (plan.Sessions is null)
                     {
@@ -120,7 +122,7 @@ public sealed class FixEngine : IDisposable
         for (int i = 0; i < _acceptorPlans.Count; i++)
         {
             var (endpoint, sessions, _) = _acceptorPlans[i];
-            _acceptors.Add(new FixAcceptor(sessions, endpoint, _log, options: _acceptorOptions[i]));
+            _acceptors.Add(CreateAcceptor(endpoint, sessions, _acceptorOptions[i]));
         }
 
         foreach (var initiator in _initiators)
@@ -130,7 +132,13 @@ public sealed class FixEngine : IDisposable
     }
 
     /// <summary>The session with this identity, or null.</summary>
-    public FixSession? Find(SessionId id) => _sessions.Find(s => s.Id == id);
+    public FixSession? Find(SessionId id)
+    {
+        lock (_sessions) // sessions come and go at run time (FixEngine.Dynamic.cs)
+        {
+            return _sessions.Find(s => s.Id == id);
+        }
+    }
 
     public void Dispose()
     {
@@ -149,6 +157,7 @@ public sealed class FixEngine : IDisposable
             store.Dispose();
         }
 
+        CloseMessageLogs();
         _log.Flush();
     }
 }

@@ -23,6 +23,7 @@ public sealed partial class FixSession
             }
 
             _counters.MessagesReceived++;
+            _messageLog?.Incoming(message.Bytes);
             Process(message);
             _lastProcessedWasQueued = false;
             ProcessQueued();

@@ -13,7 +13,7 @@ public enum SendResult : byte
 {
     Sent,
 
-    /// <summary>Not logged on: nothing was sent, no sequence number was used.</summary>
+    /// <summary>Not logged on and SendWhileNotLoggedOn=Refuse (or the store refused it): nothing was sent, no sequence number was used.</summary>
     NotLoggedOn,
 
     /// <summary>The message does not fit MaxMessageSize.</summary>
@@ -21,6 +21,12 @@ public enum SendResult : byte
 
     /// <summary>The connection refused it (closed, or its outbound buffer is full); the session disconnects.</summary>
     TransportFailed,
+
+    /// <summary>Not logged on (SendWhileNotLoggedOn=Store): stored with its MsgSeqNum, sent on the resend after logon.</summary>
+    Stored,
+
+    /// <summary>The application's <see cref="IToAppHook"/> said DoNotSend: nothing stored or sent, no MsgSeqNum used.</summary>
+    Vetoed,
 }
 
 /// <summary>The send side: the standard header in ascending tag order, the body, persistence, the wire.</summary>
@@ -41,7 +47,8 @@ public sealed partial class FixSession
         long started = EngineLatency.Start();
         lock (_sync)
         {
-            if (!IsLoggedOn || _transport is null)
+            bool live = IsLoggedOn && _transport is not null;
+            if (!live && !StoresWhileNotLoggedOn)
             {
                 return SendResult.NotLoggedOn;
             }
@@ -49,7 +56,12 @@ public sealed partial class FixSession
             int seq = _store.NextSenderMsgSeqNum;
             Begin(msgType, seq, new HeaderOptions(), extraHeader);
             _encoder.AddRaw(body);
-            var result = Complete(msgType, 0, application: true);
+            if (!PassesToApp(msgType, body))
+            {
+                return SendResult.Vetoed;
+            }
+
+            var result = live ? Complete(msgType, 0, application: true) : StoreWhileNotLoggedOn();
             if (result == SendResult.Sent)
             {
                 _counters.ApplicationMessagesSent++;
@@ -747,6 +759,7 @@ public sealed partial class FixSession
         }
 
         _counters.MessagesSent++;
+        _messageLog?.Outgoing(encoded.Span);
         _lastSentNanos = _clock.UtcNowNanos;
         return SendResult.Sent;
     }

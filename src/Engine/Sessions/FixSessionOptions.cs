@@ -13,7 +13,7 @@ namespace RapidFix.Engine.Sessions;
 /// Everything a <see cref="FixSession"/> needs to know about itself, resolved once at startup from a settings
 /// section (<see cref="FromSettings"/>) or set in code. Defaults are QuickFIX's.
 /// </summary>
-public sealed class FixSessionOptions
+public sealed partial class FixSessionOptions
 {
     public FixSessionOptions(SessionId id)
     {
@@ -281,6 +281,7 @@ public sealed class FixSessionOptions
             ResetOnLogout = settings.GetBool(SettingKeys.ResetOnLogout),
             ResetOnDisconnect = settings.GetBool(SettingKeys.ResetOnDisconnect),
             PersistMessages = settings.GetBool(SettingKeys.PersistMessages),
+            SendWhileNotLoggedOn = SendWhileNotLoggedOnSetting(settings),
             SyncBeforeSend = settings.GetBool(SettingKeys.StoreSyncBeforeSend),
             LogonTimeout = settings.GetTimeSpan(SettingKeys.LogonTimeout),
             LogoutTimeout = settings.GetTimeSpan(SettingKeys.LogoutTimeout),

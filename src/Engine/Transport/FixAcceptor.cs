@@ -22,9 +22,9 @@ namespace RapidFix.Engine.Transport;
 /// connection runs on a thread of the port's pool, started ahead of need (<see cref="ConnectionThreads"/>): an
 /// accept thread never waits for a thread to start.
 /// </remarks>
-public sealed class FixAcceptor : IDisposable
+public sealed partial class FixAcceptor : IDisposable
 {
-    private readonly FixSession[] _sessions;
+    private FixSession[] _sessions; // replaced whole when sessions are added or removed at run time
     private readonly Socket _listener;
     private readonly Thread[] _acceptThreads;
     private readonly ConnectionThreads _threads;
@@ -46,12 +46,15 @@ public sealed class FixAcceptor : IDisposable
     /// <param name="log">Where connection events are logged.</param>
     /// <param name="reuseAddress">SO_REUSEADDR on the listening socket.</param>
     /// <param name="options">Limits on connections awaiting their Logon (defaults when null).</param>
-    public FixAcceptor(IEnumerable<FixSession> sessions, IPEndPoint endpoint, EngineLog? log = null, bool reuseAddress = true, FixAcceptorOptions? options = null)
+    /// <param name="templates">Options of the acceptor templates served on the port (sessions created at logon).</param>
+    public FixAcceptor(IEnumerable<FixSession> sessions, IPEndPoint endpoint, EngineLog? log = null, bool reuseAddress = true, FixAcceptorOptions? options = null,
+        IReadOnlyList<FixSessionOptions>? templates = null)
     {
         _sessions = sessions.ToArray();
-        if (_sessions.Length == 0)
+        var served = _sessions.Select(s => s.Options).Concat(templates ?? []).ToArray();
+        if (served.Length == 0)
         {
-            throw new ArgumentException("An acceptor needs at least one session.", nameof(sessions));
+            throw new ArgumentException("An acceptor needs at least one session or template.", nameof(sessions));
         }
 
         _log = log ?? EngineLog.Null;
@@ -60,22 +63,22 @@ public sealed class FixAcceptor : IDisposable
         ArgumentOutOfRangeException.ThrowIfLessThan(_options.AcceptThreads, 1, nameof(options));
         ArgumentOutOfRangeException.ThrowIfLessThan(_options.MaxPendingLogons, 1, nameof(options));
         ArgumentOutOfRangeException.ThrowIfLessThan(_options.MaxPendingLogonsPerAddress, 1, nameof(options));
-        _maxMessageSize = _sessions.Max(s => s.Options.MaxMessageSize);
-        _outboundBufferBytes = _sessions.Max(s => s.Options.OutboundBufferBytes);
+        _maxMessageSize = served.Max(o => o.MaxMessageSize);
+        _outboundBufferBytes = served.Max(o => o.OutboundBufferBytes);
 
         // Until its Logon names a session, a connection is held to the most lenient LogonTimeout of the port.
-        _logonTimeout = _sessions.Max(s => s.Options.LogonTimeout);
+        _logonTimeout = served.Max(o => o.LogonTimeout);
 
         // A connection is created before its Logon says which session it is for: the port's sessions must agree.
-        _transport = _sessions[0].Options.SocketTransport;
-        if (_sessions.Any(s => s.Options.SocketTransport != _transport))
+        _transport = served[0].SocketTransport;
+        if (served.Any(o => o.SocketTransport != _transport))
         {
             throw new ArgumentException("The sessions of one acceptor port must have the same SocketTransport.", nameof(sessions));
         }
 
         // TLS or not, and with which certificates, is decided before the Logon: the same for the port's sessions too.
-        _tls = _sessions[0].Options.Tls;
-        if (_sessions.Any(s => _tls is null ? s.Options.Tls is not null : !_tls.SameListener(s.Options.Tls)))
+        _tls = served[0].Tls;
+        if (served.Any(o => _tls is null ? o.Tls is not null : !_tls.SameListener(o.Tls)))
         {
             throw new ArgumentException("The sessions of one acceptor port must have the same SSL settings.", nameof(sessions));
         }
@@ -161,7 +164,7 @@ public sealed class FixAcceptor : IDisposable
             }
         }
 
-        return null;
+        return DynamicRoute?.Invoke(logon);
     }
 
     private static bool Matches(byte[] ours, FixMessage logon, int tag) => ours.Length == 0 || logon.GetValue(tag).SequenceEqual(ours);

@@ -18,8 +18,10 @@ internal sealed class ProtocolHarness : IDisposable
     private readonly MemoryStream _logBytes = new();
 
     /// <param name="sessionStore">The session's store instead of <see cref="Store"/> (a journal, for durability tests).</param>
-    public ProtocolHarness(string extraSettings = "", EndPoint? peer = null, IMessageStore? sessionStore = null)
+    public ProtocolHarness(string extraSettings = "", EndPoint? peer = null, IMessageStore? sessionStore = null,
+        RecordingApplication? application = null)
     {
+        Application = application ?? new RecordingApplication();
         var settings = SettingsFile.Parse($"""
             [DEFAULT]
             ConnectionType=acceptor
@@ -49,7 +51,7 @@ internal sealed class ProtocolHarness : IDisposable
 
     public FixSession Session { get; }
 
-    public RecordingApplication Application { get; } = new();
+    public RecordingApplication Application { get; }
 
     public EndPoint Peer { get; }
 
@@ -204,7 +206,7 @@ internal sealed class MemoryTransport : ISessionTransport
 }
 
 /// <summary>Records what the application sees: logons, the peer's address at logon, the orders in order.</summary>
-internal sealed class RecordingApplication : FixApplicationBase
+internal class RecordingApplication : FixApplicationBase
 {
     public int LogonRequests { get; private set; }
 

@@ -1,0 +1,21 @@
+using RapidFix.Engine.Diagnostics;
+
+namespace RapidFix.Engine.Sessions;
+
+/// <summary>The message log (FileLogPath): every message received and sent is copied into the session's ring.</summary>
+public sealed partial class FixSession
+{
+    private SessionMessageLog? _messageLog;
+
+    /// <summary>The session's message log, or null when FileLogPath is not set.</summary>
+    public SessionMessageLog? MessageLog => _messageLog;
+
+    /// <summary>Logs the session's messages to <paramref name="log"/> from now on (null stops). Startup or set-up only.</summary>
+    public void AttachMessageLog(SessionMessageLog? log)
+    {
+        lock (_sync)
+        {
+            _messageLog = log;
+        }
+    }
+}
