@@ -146,7 +146,7 @@ public sealed class ServiceStatsPublisher : IDisposable
     }
 
     // Reads every counter without allocating: the server's counter snapshot is a struct, the sessions are indexed.
-    private void Publish()
+    internal void Publish()
     {
         var c = _server.Counters;
         long received = 0, sent = 0;

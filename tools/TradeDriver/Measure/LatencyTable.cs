@@ -45,13 +45,18 @@ internal sealed record LatencyRow(string Name, long Count, double RunSeconds, do
     {
         var inv = CultureInfo.InvariantCulture;
         var text = new StringBuilder();
-        text.Append(inv, $"{"latency (us)",-24}{"count",12}{"run s",8}{"min",9}{"mean",9}{"std",9}{"median",9}{"p90",9}{"p99",9}{"p99.9",9}{"p99.99",9}{"p99.999",9}{"max",10}\n");
+        text.Append(inv, $"{"latency (us)",-22}{"count",11}{"run s",7}{"min",11}{"mean",11}{"std",11}{"median",11}{"p90",11}{"p99",11}{"p99.9",11}{"p99.99",11}{"p99.999",11}{"max",11}\n");
         foreach (var r in rows)
         {
             text.Append(inv,
-                $"{r.Name,-24}{r.Count,12}{r.RunSeconds,8:F1}{r.Min,9:F1}{r.Mean,9:F1}{r.Std,9:F1}{r.Median,9:F1}{r.P90,9:F1}{r.P99,9:F1}{r.P999,9:F1}{r.P9999,9:F1}{r.P99999,9:F1}{r.Max,10:F1}\n");
+                $"{r.Name,-22}{r.Count,11}{r.RunSeconds,7:F1} {V(r.Min)} {V(r.Mean)} {V(r.Std)} {V(r.Median)} {V(r.P90)} {V(r.P99)} {V(r.P999)} {V(r.P9999)} {V(r.P99999)} {V(r.Max)}\n");
         }
 
         return text.ToString();
+
+        // Ten characters at most: one decimal below 100,000 µs, none above, seconds beyond a million µs.
+        static string V(double us) => us < 100_000 ? us.ToString("F1", CultureInfo.InvariantCulture).PadLeft(10)
+            : us < 1e7 ? us.ToString("F0", CultureInfo.InvariantCulture).PadLeft(10)
+            : (us / 1e6).ToString("F1", CultureInfo.InvariantCulture).PadLeft(9) + "s";
     }
 }

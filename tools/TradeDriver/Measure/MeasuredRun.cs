@@ -239,6 +239,7 @@ internal static class MeasuredRun
             notes.Add($"the service exited with code {exit}");
         }
 
+        File.WriteAllLines(Path.Combine(work, "output.txt"), service.Lines);
         var continuous = service.ContinuousReport();
         TraceVerdict? trace = null;
         if (service.TracePath is { } tracePath)

@@ -203,19 +203,25 @@ internal sealed class LineBuffer(int capacity)
     }
 }
 
-/// <summary>An HdrHistogram interval log (<c>.hlog</c>): one tagged, compressed histogram per interval and channel.</summary>
+/// <summary>
+/// An HdrHistogram interval log (<c>.hlog</c>): one tagged, compressed histogram per interval and channel, in ASCII as
+/// the Java and .NET log readers expect (HdrHistogram.NET's writer emits UTF-16, so its text is re-encoded here).
+/// </summary>
 internal sealed class HlogFile : IDisposable
 {
-    private readonly FileStream _stream;
+    private readonly FileStream _file;
+    private readonly MemoryStream _buffer = new();
     private readonly HistogramLogWriter _writer;
     private readonly long _startMs;
+    private long _copied;
 
     public HlogFile(string path, DateTime start)
     {
-        _stream = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
-        _writer = new HistogramLogWriter(_stream);
+        _file = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
+        _writer = new HistogramLogWriter(_buffer);
         _writer.Write(start); // the header: format version, start time, legend
         _startMs = new DateTimeOffset(start).ToUnixTimeMilliseconds();
+        Copy();
     }
 
     /// <summary>Appends one interval's histogram (its start and end, in ticks from the run's start).</summary>
@@ -225,12 +231,27 @@ internal sealed class HlogFile : IDisposable
         h.StartTimeStamp = _startMs + (fromTicks * 1000 / frequency);
         h.EndTimeStamp = _startMs + (toTicks * 1000 / frequency);
         _writer.Append(h);
-        _stream.Flush();
+        Copy();
     }
 
     public void Dispose()
     {
         _writer.Dispose();
-        _stream.Dispose();
+        _file.Dispose();
+    }
+
+    // Moves what the writer added from the buffer to the file as ASCII (the writer flushes after each entry).
+    private void Copy()
+    {
+        var bytes = _buffer.GetBuffer().AsSpan((int)_copied, (int)(_buffer.Length - _copied));
+        _copied = _buffer.Length;
+        string text = System.Text.Encoding.Unicode.GetString(bytes).TrimStart('\uFEFF');
+        _file.Write(System.Text.Encoding.ASCII.GetBytes(text));
+        _file.Flush();
+        if (_copied > 1 << 20)
+        {
+            _buffer.SetLength(0);
+            _copied = 0;
+        }
     }
 }
