@@ -115,7 +115,7 @@ public sealed class MethodTests
     [Fact]
     public void Rates_on_the_command_line_are_positive_numbers()
     {
-        Assert.Equal([1000.0, 2500.0], MeasureCommands.ParseRates("1000, 2500"));
+        Assert.Equal([1000.0, 2500.0], MeasureCommands.ParseRates("1000, 2500")!);
         Assert.Null(MeasureCommands.ParseRates("1000,abc"));
         Assert.Null(MeasureCommands.ParseRates("3"));
         Assert.Null(MeasureCommands.ParseRates(""));

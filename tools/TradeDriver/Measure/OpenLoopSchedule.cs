@@ -155,12 +155,19 @@ internal sealed class OpenLoopSchedule
         double t = tick - _startTick[p];
         double a = (_r1[p] - _r0[p]) / (2 * _ticks[p]);
         long due = _first[p] + (long)Math.Floor((_r0[p] * t) + (a * t * t)) + 1;
-        // Floating point must not put a message ahead of its own intended time.
+        // Floating point must neither put a message ahead of its own intended time nor hold it back past it.
+        long end = _first[p] + _count[p];
+        due = Math.Min(due, end);
         while (due > _first[p] && IntendedTime(due - 1) > tick)
         {
             due--;
         }
 
-        return Math.Min(due, _first[p] + _count[p]);
+        while (due < end && IntendedTime(due) <= tick)
+        {
+            due++;
+        }
+
+        return due;
     }
 }
