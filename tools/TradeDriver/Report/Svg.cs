@@ -67,7 +67,7 @@ internal static class Svg
             if (b > a)
             {
                 svg.Append(Inv, $"<rect x=\"{a:F1}\" y=\"{Top}\" width=\"{b - a:F1}\" height=\"{Height - Top - Bottom}\" fill=\"{(i % 2 == 0 ? "#f3f3f3" : "#e8eef7")}\"/>");
-                svg.Append(Inv, $"<text x=\"{(a + b) / 2:F1}\" y=\"{Top + 12}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#666\">{E(band.Label)}</text>");
+                svg.Append(Inv, $"<text x=\"{(a + b) / 2:F1}\" y=\"{Height - Bottom - 5}\" text-anchor=\"middle\" font-size=\"10\" fill=\"#666\">{E(band.Label)}</text>");
             }
         }
 
