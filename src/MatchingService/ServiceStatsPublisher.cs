@@ -34,6 +34,7 @@ public sealed class ServiceStatsPublisher : IDisposable
     private readonly MemoryMappedViewAccessor _view;
     private readonly Thread _thread;
     private volatile bool _stop;
+    private bool _running;
 
     /// <summary>The stats file's slots, in order.</summary>
     public enum Slot
@@ -122,6 +123,13 @@ public sealed class ServiceStatsPublisher : IDisposable
         publisher.Publish();
         view.Write(Offset(Slot.Magic), Magic);
         publisher._thread.Start();
+        // The thread's first steps (its start-up inside the runtime, the first sleep) allocate: they must happen
+        // here, in startup, not after the continuous phase began.
+        while (!Volatile.Read(ref publisher._running))
+        {
+            Thread.Sleep(1);
+        }
+
         return publisher;
     }
 
@@ -138,6 +146,9 @@ public sealed class ServiceStatsPublisher : IDisposable
 
     private void Run()
     {
+        Thread.Sleep(Interval);
+        Publish();
+        Volatile.Write(ref _running, true);
         while (!_stop)
         {
             Thread.Sleep(Interval);
