@@ -46,6 +46,11 @@ internal static class Svg
             x1 = y1 = Math.Max(x1, y1);
         }
 
+        if (!percentileX && x0 > 0 && x1 - x0 < 0.1 * x1)
+        {
+            x0 = 0; // a single point (or a tight cluster) is read against zero, not against itself
+        }
+
         if (x1 <= x0)
         {
             x1 = x0 + 1;
