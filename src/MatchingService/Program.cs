@@ -131,6 +131,7 @@ namespace RapidFix.MatchingService
                 return 2;
             }
 
+            using var stats = ServiceStatsPublisher.FromEnvironment(server); // queue depths for a measuring process (docs/measurement.md)
             Console.WriteLine($"ready: port {server.Port}. Ctrl+C stops.");
             Console.Out.Flush();
             // A flag and a sleep, not an event: waiting on an event allocates its lock on the first wait, which would

@@ -1,0 +1,123 @@
+using RapidFix.TradeDriver.Measure;
+
+namespace RapidFix.MatchingService.Tests.Measurement;
+
+/// <summary>The MST search on a simulated system of known capacity, and operational analysis on synthetic samples.</summary>
+public sealed class MethodTests
+{
+    private const long Frequency = 1_000_000;
+
+    // A system that completes at most `capacity` messages a second: beyond it, achieved stops at the capacity and the
+    // backlog grows by the difference; its p99 rises as it nears the capacity.
+    private static Func<double, StepResult> Simulated(double capacity, List<double> asked) => rate =>
+    {
+        asked.Add(rate);
+        double achieved = Math.Min(rate, capacity);
+        double growth = rate - achieved;
+        double p99 = 50 + (1000 * rate / capacity);
+        return new StepResult(rate, achieved, growth <= 0, growth, p99 / 2, p99, p99 * 3, 0);
+    };
+
+    [Fact]
+    public void The_search_finds_the_capacity_of_a_simulated_system_within_its_precision()
+    {
+        var asked = new List<double>();
+        var result = MstSearch.Run(Simulated(23_000, asked), start: 1000, ceiling: 200_000, precision: 0.02, maxSteps: 20);
+        Assert.InRange(result.Mst, 23_000 * 0.98, 23_000);
+        // Doubling up to the first unsustainable rate (1k..32k), then halving the bracket.
+        Assert.Equal([1000, 2000, 4000, 8000, 16000, 32000], asked.Take(6));
+        Assert.Equal(asked.Count, result.Steps.Count);
+        Assert.All(result.Curve.Where(s => s.Offered <= 23_000), s => Assert.True(s.Sustainable(0)));
+        Assert.All(result.Curve.Where(s => s.Offered > 23_000), s => Assert.False(s.Sustainable(0)));
+    }
+
+    [Fact]
+    public void A_p99_limit_lowers_the_mst_to_where_the_latency_meets_it()
+    {
+        // p99 = 50 + 1000 * rate / capacity: a 550 µs limit is met up to half the capacity.
+        var result = MstSearch.Run(Simulated(40_000, []), start: 1000, ceiling: 200_000, precision: 0.02, maxSteps: 20, p99LimitMicros: 550);
+        Assert.InRange(result.Mst, 20_000 * 0.98, 20_000);
+    }
+
+    [Fact]
+    public void A_ceiling_that_is_sustainable_is_the_answer_and_a_first_step_that_is_not_gives_zero()
+    {
+        Assert.Equal(5000, MstSearch.Run(Simulated(1e9, []), start: 1000, ceiling: 5000).Mst);
+        var none = MstSearch.Run(Simulated(100, []), start: 1000, ceiling: 5000, precision: 0.05, maxSteps: 3);
+        Assert.True(none.Mst < 1000);
+        Assert.Equal(3, none.Steps.Count);
+    }
+
+    [Fact]
+    public void A_step_is_unsustainable_when_achieved_falls_short_or_something_was_refused()
+    {
+        Assert.True(new StepResult(1000, 995, true, 0, 1, 2, 3, 0).Sustainable(0));
+        Assert.False(new StepResult(1000, 900, true, 0, 1, 2, 3, 0).Sustainable(0));
+        Assert.False(new StepResult(1000, 1000, true, 0, 1, 2, 3, 1).Sustainable(0));
+        Assert.False(new StepResult(1000, 1000, false, 50, 1, 2, 3, 0).Sustainable(0));
+    }
+
+    // Samples every 10 ms for a second: the driver sends 1000/s; everything passes the first components at once;
+    // the matcher holds five inputs at every sample and completes 1000/s; the sink gets an answer per input.
+    private static QueueSample[] Synthetic(int matcherQueue, double growthPerSecond = 0)
+    {
+        var samples = new QueueSample[101];
+        for (int k = 0; k <= 100; k++)
+        {
+            long sent = k * 10;
+            long extra = (long)(growthPerSecond * k / 100);
+            samples[k] = new QueueSample
+            {
+                Tick = k * 10_000,
+                DriverSent = sent + matcherQueue + extra,
+                ServiceReceived = sent + matcherQueue + extra,
+                Journalled = sent + matcherQueue + extra,
+                Matched = sent,
+                AnswersSent = sent,
+                SinkReceived = sent,
+            };
+        }
+
+        return samples;
+    }
+
+    [Fact]
+    public void Operational_analysis_derives_throughput_utilisation_and_littles_law_and_names_the_bottleneck()
+    {
+        var oa = OperationalAnalysis.Analyze(Synthetic(5), Frequency);
+        var matcher = oa.Components.Single(c => c.Component == Component.Matcher);
+        Assert.Equal(1.0, matcher.Seconds, 9);
+        Assert.Equal(1000, matcher.Completions);
+        Assert.Equal(1000, matcher.Throughput, 6);      // X = C / T
+        Assert.Equal(1.0, matcher.Utilisation, 6);      // never empty at a sample
+        Assert.Equal(0.001, matcher.ServiceTime, 9);    // S = B / C = U / X
+        Assert.Equal(5, matcher.MeanQueue, 6);          // N
+        Assert.Equal(0.005, matcher.ResponseTime, 9);   // R = N / X: Little's law
+        Assert.Equal(matcher.MeanQueue, matcher.Throughput * matcher.ResponseTime, 6);
+        Assert.Equal(5, matcher.MaxQueue);
+        var socket = oa.Components.Single(c => c.Component == Component.SocketInbound);
+        Assert.Equal(0, socket.Utilisation);
+        Assert.Equal(0, socket.MeanQueue);
+        Assert.Equal(Component.Matcher, oa.Bottleneck);
+        Assert.Equal(4, oa.Components.Count);
+        Assert.Equal(0.01, oa.IntervalSeconds, 9);
+    }
+
+    [Fact]
+    public void A_growing_backlog_is_unbounded_and_a_flat_one_bounded()
+    {
+        Assert.True(OperationalAnalysis.Bounded(Synthetic(5), Frequency, 100, out double flat));
+        Assert.Equal(0, flat, 6);
+        Assert.False(OperationalAnalysis.Bounded(Synthetic(5, growthPerSecond: 500), Frequency, 100, out double growing));
+        Assert.InRange(growing, 490, 510);
+    }
+
+    [Fact]
+    public void Rates_on_the_command_line_are_positive_numbers()
+    {
+        Assert.Equal([1000.0, 2500.0], MeasureCommands.ParseRates("1000, 2500")!);
+        Assert.Null(MeasureCommands.ParseRates("1000,abc"));
+        Assert.Null(MeasureCommands.ParseRates("3"));
+        Assert.Null(MeasureCommands.ParseRates(""));
+    }
+}

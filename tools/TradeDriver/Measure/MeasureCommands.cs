@@ -1,0 +1,358 @@
+using System.CommandLine;
+using System.Globalization;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using RapidFix.TradeDriver.Report;
+
+namespace RapidFix.TradeDriver.Measure;
+
+/// <summary>
+/// The measuring subcommands of the trade driver (docs/measurement.md): <c>run</c> (the one-minute whole thing),
+/// <c>table</c> (the 4-day table), <c>mst</c> (maximum sustainable throughput), <c>curve</c> (throughput vs
+/// latency), <c>oa</c> (operational analysis) and <c>soak</c>. Exit codes: 0 the run was sustainable and the
+/// service's continuous phase collected nothing, 1 it was not or it did, 2 a usage or environment error.
+/// </summary>
+internal static class MeasureCommands
+{
+    private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
+
+    /// <summary>Adds the subcommands to the driver's root command.</summary>
+    public static void Register(RootCommand root)
+    {
+        root.Subcommands.Add(RunCommand("run", "the one-minute version of everything: the service with its journal in its own process, the driver, the sink, the report, the zero-GC verdict", 60, 10_000, Kind.Run));
+        root.Subcommands.Add(RunCommand("table", "the 4-day table (paper 002): count, run time, min, mean, std, median, p90 ... p99.999, max for send, receive and end to end, and the GC count", 60, 10_000, Kind.Table));
+        root.Subcommands.Add(RunCommand("oa", "operational analysis (paper 000): every queue sampled at a fixed interval; X, U, S, R = N/X per component; the bottleneck", 30, 10_000, Kind.Oa));
+        root.Subcommands.Add(RunCommand("soak", "a long run: interval histograms (.hlog), resident memory, GC counts, sustainability, a live progress line; stops cleanly on Ctrl+C, SIGTERM or the deadline", 600, 2_000, Kind.Soak));
+        root.Subcommands.Add(SweepCommand("curve", "sweep the offered rate: p50, p99, p99.99 against achieved throughput (paper 004)", mst: false));
+        root.Subcommands.Add(SweepCommand("mst", "search the maximum sustainable throughput (paper 001): the highest offered rate that achieved keeps up with, queues bounded", mst: true));
+    }
+
+    private enum Kind
+    {
+        Run,
+        Table,
+        Oa,
+        Soak,
+    }
+
+    private static Command RunCommand(string name, string description, int seconds, int rate, Kind kind)
+    {
+        var duration = new Option<double>("--duration") { Description = "seconds of the measured (steady) part", DefaultValueFactory = _ => seconds };
+        var rateOption = new Option<double>("--rate") { Description = "messages per second offered (open loop)", DefaultValueFactory = _ => rate };
+        var common = new CommonOptions(kind == Kind.Soak ? 10 : 1);
+        var command = new Command(name, description) { duration, rateOption };
+        common.AddTo(command);
+        command.Validators.Add(r =>
+        {
+            if (Given(r, duration) <= 0)
+            {
+                r.AddError("--duration must be positive");
+            }
+
+            if (Given(r, rateOption) < 7)
+            {
+                r.AddError("--rate must be at least 7 messages/s (one trade a second)");
+            }
+
+            common.Validate(r);
+        });
+        command.SetAction(parse => Guarded(() =>
+        {
+            var options = common.Options(parse, parse.GetValue(rateOption), parse.GetValue(duration), name, kind == Kind.Soak);
+            if (common.QuickFixN(parse, Console.Out) is { } code)
+            {
+                return code;
+            }
+
+            using var stop = StopSignal.Install();
+            var run = MeasuredRun.Execute(options, Console.Out, stop.Requested);
+            var report = new MeasureReport
+            {
+                Title = $"RapidFix matching service: {name} at {options.Rate:N0} messages/s",
+                Command = CommandLine(),
+                Run = run,
+            };
+            report.WriteFiles(options.OutputDirectory);
+            if (kind == Kind.Table)
+            {
+                Console.WriteLine(LatencyRow.Format(run.Rows(RunPhase.Steady)));
+                Console.WriteLine($"GC of the service's continuous phase: {MeasureReport.GcLine(run)}");
+            }
+            else
+            {
+                Console.WriteLine(report.Text());
+            }
+
+            Console.WriteLine($"report: {Path.Combine(options.OutputDirectory, "report.html")}");
+            if (stop.Requested())
+            {
+                Console.WriteLine("stopped early on a signal: the figures cover the part that ran");
+            }
+
+            Console.WriteLine(LastLine(run));
+            return MeasureReport.GcCount(run) == 0 && run.Step.Sustainable(0) ? 0 : 1;
+        }));
+        return command;
+    }
+
+    private static Command SweepCommand(string name, string description, bool mst)
+    {
+        var rates = new Option<string>("--rates") { Description = "offered rates, comma-separated (curve)", DefaultValueFactory = _ => "1000,2000,4000,8000,12000" };
+        var start = new Option<double>("--start") { Description = "the first rate tried (mst)", DefaultValueFactory = _ => 2000 };
+        var ceiling = new Option<double>("--ceiling") { Description = "the highest rate tried (mst)", DefaultValueFactory = _ => 64_000 };
+        var precision = new Option<double>("--precision") { Description = "stop when the bracket is narrower than this fraction (mst)", DefaultValueFactory = _ => 0.05 };
+        var maxSteps = new Option<int>("--max-steps") { Description = "steps at most (mst)", DefaultValueFactory = _ => 10 };
+        var p99 = new Option<double>("--p99-limit") { Description = "a step whose p99 input-to-ack exceeds this many µs is unsustainable (mst; 0: no limit)" };
+        var step = new Option<double>("--step-seconds") { Description = "seconds of each step's measured part", DefaultValueFactory = _ => 15 };
+        var common = new CommonOptions(1);
+        var command = new Command(name, description) { step };
+        if (mst)
+        {
+            command.Options.Add(start);
+            command.Options.Add(ceiling);
+            command.Options.Add(precision);
+            command.Options.Add(maxSteps);
+            command.Options.Add(p99);
+        }
+        else
+        {
+            command.Options.Add(rates);
+        }
+
+        common.AddTo(command);
+        command.Validators.Add(r =>
+        {
+            if (Given(r, step) <= 0)
+            {
+                r.AddError("--step-seconds must be positive");
+            }
+
+            if (!mst && r.GetResult(rates) is { Implicit: false } && ParseRates(r.GetValue(rates)) is null)
+            {
+                r.AddError("--rates must be positive numbers separated by commas");
+            }
+
+            if (mst && (Given(r, start) < 7 || Given(r, ceiling) < (Given(r, start) ?? 2000) || Given(r, precision) <= 0 || Given(r, maxSteps) < 1))
+            {
+                r.AddError("--start must be at least 7, --ceiling at least --start, --precision and --max-steps positive");
+            }
+
+            common.Validate(r);
+        });
+        command.SetAction(parse => Guarded(() =>
+        {
+            if (common.QuickFixN(parse, Console.Out) is { } code)
+            {
+                return code;
+            }
+
+            using var stop = StopSignal.Install();
+            var baseOptions = common.Options(parse, 1, parse.GetValue(step), name, soak: false);
+            RunResult? last = null;
+            StepResult Step(double rate)
+            {
+                if (stop.Requested())
+                {
+                    throw new OperationCanceledException();
+                }
+
+                Console.WriteLine(string.Create(Inv, $"== step: {rate:N0} messages/s for {baseOptions.SteadySeconds:F0} s =="));
+                var o = baseOptions with { Rate = rate, OutputDirectory = Path.Combine(baseOptions.OutputDirectory, string.Create(Inv, $"rate-{rate:F0}")), Progress = false };
+                last = MeasuredRun.Execute(o, Console.Out, stop.Requested);
+                var result = last.Step;
+                Console.WriteLine(string.Create(Inv, $"offered {result.Offered:N0}/s achieved {result.Achieved:N0}/s bounded {(result.Bounded ? "yes" : "no")} p99 {result.P99Micros:F1} us: {(result.Sustainable(parse.GetValue(p99)) ? "sustainable" : "unsustainable")}"));
+                return result;
+            }
+
+            var steps = new List<StepResult>();
+            MstResult? found = null;
+            try
+            {
+                if (mst)
+                {
+                    found = MstSearch.Run(Step, parse.GetValue(start), parse.GetValue(ceiling), parse.GetValue(precision), parse.GetValue(maxSteps), parse.GetValue(p99));
+                    steps.AddRange(found.Steps);
+                }
+                else
+                {
+                    foreach (double rate in ParseRates(parse.GetValue(rates))!)
+                    {
+                        steps.Add(Step(rate));
+                    }
+                }
+            }
+            catch (OperationCanceledException)
+            {
+                Console.WriteLine("stopped early on a signal: the report covers the steps that ran");
+            }
+
+            var report = new MeasureReport
+            {
+                Title = mst ? "RapidFix matching service: maximum sustainable throughput" : "RapidFix matching service: throughput vs latency",
+                Command = CommandLine(),
+                Run = last,
+                Steps = steps,
+                Mst = found,
+            };
+            report.WriteFiles(baseOptions.OutputDirectory);
+            Console.WriteLine(report.Text());
+            Console.WriteLine($"report: {Path.Combine(baseOptions.OutputDirectory, "report.html")}");
+            return found is null || found.Mst > 0 ? 0 : 1;
+        }));
+        return command;
+    }
+
+    /// <summary>The main command's last line: messages, achieved rate, p99.99 end to end, GC count.</summary>
+    public static string LastLine(RunResult run)
+    {
+        var ack = run.Latency.Of(LatencyChannel.Ack, RunPhase.Steady);
+        double p9999 = ack.TotalCount == 0 ? 0 : ack.GetValueAtPercentile(99.99) / 1000.0;
+        return string.Create(Inv, $"processed {run.Sent} messages at {run.AchievedPerSecond:F0}/s, p99.99 {p9999:F1} us, GC {MeasureReport.GcCount(run)}");
+    }
+
+    /// <summary>Comma-separated positive rates, or null.</summary>
+    public static double[]? ParseRates(string? text)
+    {
+        if (string.IsNullOrWhiteSpace(text))
+        {
+            return null;
+        }
+
+        var list = new List<double>();
+        foreach (var part in text.Split(',', StringSplitOptions.TrimEntries | StringSplitOptions.RemoveEmptyEntries))
+        {
+            if (!double.TryParse(part, NumberStyles.Float, Inv, out double r) || r < 7)
+            {
+                return null;
+            }
+
+            list.Add(r);
+        }
+
+        return list.Count > 0 ? [.. list] : null;
+    }
+
+    // The value of an option the command line gives, or null when it is absent (validators see no default values).
+    private static T? Given<T>(System.CommandLine.Parsing.CommandResult result, Option<T> option)
+        where T : struct =>
+        result.GetResult(option) is { Implicit: false } ? result.GetValue(option) : null;
+
+    private static string CommandLine() =>
+        "dotnet run -c Release --project tools/TradeDriver -f net10.0 -- " + string.Join(' ', Environment.GetCommandLineArgs().Skip(1));
+
+    private static int Guarded(Func<int> run)
+    {
+        try
+        {
+            return run();
+        }
+        catch (Exception ex) when (ex is InvalidDataException or IOException or UnauthorizedAccessException or FileNotFoundException
+                                       or System.Net.Sockets.SocketException or RapidFix.Engine.Configuration.ConfigurationException)
+        {
+            Console.Error.WriteLine($"trade driver: {ex.Message}");
+            return 2;
+        }
+    }
+
+    /// <summary>The options every measuring command shares.</summary>
+    private sealed class CommonOptions(double intervalSeconds)
+    {
+        private readonly Option<DirectoryInfo?> _out = new("--out") { Description = "directory for the report and its files (default artifacts/measure/<command>)" };
+        private readonly Option<double> _warmUp = new("--warm-up") { Description = "seconds of warm-up at the full rate (excluded, reported on its own)", DefaultValueFactory = _ => 5 };
+        private readonly Option<double> _ramp = new("--ramp") { Description = "seconds of each ramp (excluded, reported on their own)", DefaultValueFactory = _ => 2 };
+        private readonly Option<double> _interval = new("--interval") { Description = "seconds between interval histograms, progress lines and .hlog entries", DefaultValueFactory = _ => intervalSeconds };
+        private readonly Option<double> _sample = new("--sample-ms") { Description = "milliseconds between queue samples (operational analysis)", DefaultValueFactory = _ => 50 };
+        private readonly Option<bool> _noTrace = new("--no-trace") { Description = "do not trace the service (no EventPipe verdict: the GC count comes from the service's own report)" };
+        private readonly Option<string> _flush = new("--flush") { Description = "the service's store flush policy: GroupCommit (durable) or OsOnly", DefaultValueFactory = _ => "GroupCommit" };
+        private readonly Option<DirectoryInfo?> _quickfixn = new("--quickfixn") { Description = "a QuickFIX/n build to run side by side (not supported yet: see docs/measurement.md)" };
+
+        public void AddTo(Command command)
+        {
+            foreach (var o in new Option[] { _out, _warmUp, _ramp, _interval, _sample, _noTrace, _flush, _quickfixn })
+            {
+                command.Options.Add(o);
+            }
+        }
+
+        public void Validate(System.CommandLine.Parsing.CommandResult r)
+        {
+            if (Given(r, _warmUp) < 0 || Given(r, _ramp) < 0)
+            {
+                r.AddError("--warm-up and --ramp must not be negative");
+            }
+
+            if (Given(r, _interval) < 0.1 || Given(r, _sample) < 1)
+            {
+                r.AddError("--interval must be at least 0.1 s and --sample-ms at least 1");
+            }
+
+            if (r.GetResult(_flush) is { Implicit: false } && r.GetValue(_flush) is not ("GroupCommit" or "OsOnly"))
+            {
+                r.AddError("--flush must be GroupCommit or OsOnly");
+            }
+        }
+
+        public RunOptions Options(ParseResult parse, double rate, double steady, string command, bool soak) => new()
+        {
+            Rate = rate,
+            SteadySeconds = steady,
+            WarmUpSeconds = parse.GetValue(_warmUp),
+            RampSeconds = parse.GetValue(_ramp),
+            IntervalSeconds = parse.GetValue(_interval),
+            SampleSeconds = parse.GetValue(_sample) / 1000.0,
+            Trace = !parse.GetValue(_noTrace),
+            FlushPolicy = parse.GetValue(_flush)!,
+            OutputDirectory = parse.GetValue(_out)?.FullName ?? Path.GetFullPath(Path.Combine("artifacts", "measure", command)),
+            WriteHlog = true,
+            Progress = true,
+            DrainSeconds = soak ? 120 : 30,
+        };
+
+        // QuickFIX/n side by side: skipped with one line when not asked for; refused when asked (not built yet).
+        public int? QuickFixN(ParseResult parse, TextWriter output)
+        {
+            if (parse.GetValue(_quickfixn) is not { } path)
+            {
+                output.WriteLine("QuickFIX/n side by side: skipped (no --quickfixn <path to a QuickFIX/n build> given)");
+                return null;
+            }
+
+            Console.Error.WriteLine($"trade driver: --quickfixn {path.FullName}: the QuickFIX/n side-by-side echo run is not implemented yet; " +
+                                    "benchmarks/RapidFix.Benchmarks (-p:QuickFixNAssembly=...) has the in-process round-trip comparison");
+            return 2;
+        }
+    }
+
+    /// <summary>Ctrl+C and SIGTERM ask the run to stop; it then finishes cleanly and writes its report.</summary>
+    private sealed class StopSignal : IDisposable
+    {
+        private readonly StrongBox<bool> _stop = new();
+        private readonly PosixSignalRegistration _term;
+        private readonly ConsoleCancelEventHandler _cancel;
+
+        private StopSignal()
+        {
+            _cancel = (_, e) =>
+            {
+                e.Cancel = true;
+                Volatile.Write(ref _stop.Value, true);
+            };
+            Console.CancelKeyPress += _cancel;
+            _term = PosixSignalRegistration.Create(PosixSignal.SIGTERM, c =>
+            {
+                c.Cancel = true;
+                Volatile.Write(ref _stop.Value, true);
+            });
+        }
+
+        public static StopSignal Install() => new();
+
+        public bool Requested() => Volatile.Read(ref _stop.Value);
+
+        public void Dispose()
+        {
+            Console.CancelKeyPress -= _cancel;
+            _term.Dispose();
+        }
+    }
+}

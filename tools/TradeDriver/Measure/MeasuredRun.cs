@@ -1,0 +1,348 @@
+using System.Diagnostics;
+using HdrHistogram;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Hosting;
+using RapidFix.Engine.Sessions;
+
+namespace RapidFix.TradeDriver.Measure;
+
+/// <summary>How one measured run goes.</summary>
+internal sealed record RunOptions
+{
+    /// <summary>Messages per second offered in the warm-up and steady parts.</summary>
+    public double Rate { get; init; } = 10_000;
+
+    public double WarmUpSeconds { get; init; } = 5;
+
+    public double RampSeconds { get; init; } = 2;
+
+    /// <summary>The measured part.</summary>
+    public double SteadySeconds { get; init; } = 60;
+
+    /// <summary>How often the queues are sampled (operational analysis).</summary>
+    public double SampleSeconds { get; init; } = 0.05;
+
+    /// <summary>How often interval histograms are taken (latency over time, .hlog, the progress line).</summary>
+    public double IntervalSeconds { get; init; } = 1;
+
+    /// <summary>Seconds to wait for the last answers after the last send.</summary>
+    public double DrainSeconds { get; init; } = 30;
+
+    /// <summary>Trace the service (EventPipe) for its GC verdict and its own send/receive latencies.</summary>
+    public bool Trace { get; init; } = true;
+
+    /// <summary>The service's input-journal and session-store flush policy.</summary>
+    public string FlushPolicy { get; init; } = "GroupCommit";
+
+    public string StaticData { get; init; } = Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo");
+
+    /// <summary>Where the run's files go.</summary>
+    public required string OutputDirectory { get; init; }
+
+    /// <summary>Print a progress line every interval.</summary>
+    public bool Progress { get; init; } = true;
+
+    /// <summary>Write every interval's histograms into an .hlog (soak).</summary>
+    public bool WriteHlog { get; init; } = true;
+}
+
+/// <summary>One interval of the run: throughput and latency over time.</summary>
+internal readonly record struct IntervalPoint(double Seconds, RunPhase Phase, double SentPerSecond, double MatchedPerSecond, long AckCount,
+    double AckP50, double AckP99, double AckP9999, double AckMax, long Gen0Collections, long ResidentBytes);
+
+/// <summary>Everything a measured run produced.</summary>
+internal sealed class RunResult
+{
+    public required RunOptions Options { get; init; }
+
+    public required OpenLoopSchedule Schedule { get; init; }
+
+    public required LatencyRecorder Latency { get; init; }
+
+    public required IReadOnlyList<IntervalPoint> Intervals { get; init; }
+
+    public required QueueSample[] Samples { get; init; }
+
+    /// <summary>The samples of the steady part (operational analysis window).</summary>
+    public required ArraySegment<QueueSample> SteadySamples { get; init; }
+
+    public OperationalReport? Analysis { get; init; }
+
+    public required double AchievedPerSecond { get; init; }
+
+    public required double SentPerSecond { get; init; }
+
+    public required bool Bounded { get; init; }
+
+    public required double GrowthPerSecond { get; init; }
+
+    public required long Sent { get; init; }
+
+    public required long Refused { get; init; }
+
+    public required long Acks { get; init; }
+
+    public required long Rejected { get; init; }
+
+    public required long Cls { get; init; }
+
+    public required long Notices { get; init; }
+
+    public required long Untraced { get; init; }
+
+    public required long ExpectedAcks { get; init; }
+
+    public required double DrainSeconds { get; init; }
+
+    /// <summary>The service's continuous-phase report (collections, bytes), null when it printed none.</summary>
+    public (long Collections, long AllocatedBytes)? ServiceContinuous { get; init; }
+
+    /// <summary>The service's GCs during the steady part, from its stats file.</summary>
+    public long SteadyServiceCollections { get; init; }
+
+    /// <summary>The trace's analysis, when traced and the analyzer ran.</summary>
+    public TraceVerdict? Trace { get; init; }
+
+    public required IReadOnlyList<string> Notes { get; init; }
+
+    /// <summary>Sustainable as paper 001 defines it (<see cref="StepResult.Sustainable"/>).</summary>
+    public StepResult Step
+    {
+        get
+        {
+            var ack = Latency.Of(LatencyChannel.Ack, RunPhase.Steady);
+            double P(double p) => ack.TotalCount == 0 ? 0 : ack.GetValueAtPercentile(p) / 1000.0;
+            return new StepResult(Schedule.Rate, AchievedPerSecond, Bounded, GrowthPerSecond, P(50), P(99), P(99.99), Refused);
+        }
+    }
+
+    /// <summary>The table's rows: the driver's send lag, end to end per input and per trade, per phase; the engine's own from its trace.</summary>
+    public IReadOnlyList<LatencyRow> Rows(RunPhase phase)
+    {
+        double seconds = Schedule.SecondsOf(phase);
+        var rows = new List<LatencyRow>
+        {
+            LatencyRow.From("driver send lag", Latency.Of(LatencyChannel.Send, phase), seconds),
+            LatencyRow.From("input to ack (e2e)", Latency.Of(LatencyChannel.Ack, phase), seconds),
+            LatencyRow.From("trade to CLS (e2e)", Latency.Of(LatencyChannel.Cls, phase), seconds),
+        };
+        if (phase == RunPhase.Steady && Trace is { } t)
+        {
+            rows.InsertRange(0, t.Rows);
+        }
+
+        return rows;
+    }
+}
+
+/// <summary>
+/// One measured run: the service started in its own process, one initiator per participant, the driver on the
+/// open-loop schedule, the sink, the sampler; then the drain, the service's stop and its trace's verdict.
+/// </summary>
+internal static class MeasuredRun
+{
+    public static RunResult Execute(RunOptions o, TextWriter output, Func<bool>? stopRequested = null)
+    {
+        stopRequested ??= () => false;
+        Directory.CreateDirectory(o.OutputDirectory);
+        var notes = new List<string>();
+        long frequency = Stopwatch.Frequency;
+        // A provisional schedule sizes the set; the real one starts once everyone is logged on.
+        var sizing = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, 0, frequency);
+        var participants = TradeGenerator.Participants;
+        var (messages, intended) = TradeSet.Prepare(sizing.Total, participants);
+        output.WriteLine($"measure: {sizing.Total} messages ({messages.Length / 7} trades) at {o.Rate:F0}/s: warm-up {o.WarmUpSeconds} s, ramps {o.RampSeconds} s, steady {o.SteadySeconds} s");
+        string work = Path.Combine(o.OutputDirectory, "service");
+        if (Directory.Exists(work))
+        {
+            Directory.Delete(work, recursive: true);
+        }
+
+        using var service = ServiceProcess.Start(work, sizing.Total, o.Trace, o.FlushPolicy, o.StaticData);
+        if (!service.WaitListening(TimeSpan.FromSeconds(180)))
+        {
+            throw new InvalidDataException("the matching service did not start: " + string.Join(" | ", service.Lines.TakeLast(5)));
+        }
+
+        var latency = new LatencyRecorder(frequency);
+        // The schedule that runs starts once the service is ready (below); nothing is sent, so nothing answered, before.
+        var sink = new TradeSink(intended, sizing, latency);
+        using var engine = Initiators.Start(participants, "MATCH", "127.0.0.1", service.Port, sink, sizing.Total);
+        if (!Initiators.WaitForLogons(engine, TimeSpan.FromSeconds(60)))
+        {
+            throw new InvalidDataException($"the participants could not log on to the service on port {service.Port}");
+        }
+
+        if (!service.WaitReady(TimeSpan.FromSeconds(300)))
+        {
+            throw new InvalidDataException("the matching service did not reach its continuous phase: " + string.Join(" | ", service.Lines.TakeLast(5)));
+        }
+
+        ServiceStatsReader? stats = null;
+        for (int i = 0; i < 100 && stats is null; i++)
+        {
+            stats = ServiceStatsReader.TryOpen(service.StatsPath);
+            if (stats is null)
+            {
+                Thread.Sleep(50);
+            }
+        }
+
+        if (stats is null)
+        {
+            notes.Add("the service's stats file never appeared: no queue samples");
+        }
+
+        var sessions = new FixSession[participants.Count];
+        for (int i = 0; i < sessions.Length; i++)
+        {
+            sessions[i] = engine.Sessions.First(s => s.Id.SenderCompId == participants[i]);
+        }
+
+        var schedule = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, Stopwatch.GetTimestamp() + (frequency / 10), frequency);
+        sink.Schedule = schedule;
+        var driver = new OpenLoopDriver(messages, sessions, schedule, intended, latency);
+        var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
+        var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
+        samplerThread.Start();
+        var driverThread = new Thread(() => driver.Run(stopRequested)) { Name = "measure-driver", Priority = ThreadPriority.AboveNormal };
+        driverThread.Start();
+        driverThread.Join();
+
+        long ackable = 0;
+        for (long i = 0; i < driver.Next; i++)
+        {
+            ackable += messages[i].MsgType is [(byte)'T'] ? 0 : 1;
+        }
+
+        ackable -= driver.Refused; // a refused send gets no ack (close enough: refusals are reported on their own)
+        var drain = Stopwatch.StartNew();
+        while (sink.Acks < ackable && drain.Elapsed.TotalSeconds < o.DrainSeconds && !service.HasExited)
+        {
+            Thread.Sleep(10);
+        }
+
+        double drainSeconds = drain.Elapsed.TotalSeconds;
+        if (sink.Acks < ackable)
+        {
+            notes.Add($"{ackable - sink.Acks} acks still missing {o.DrainSeconds:F0} s after the last send");
+        }
+
+        Thread.Sleep(200); // the last samples
+        sampler.Stop();
+        samplerThread.Join();
+        stats?.Dispose();
+        engine.Dispose();
+        int exit = service.Stop(TimeSpan.FromSeconds(60));
+        if (exit is not 0 and not 1)
+        {
+            notes.Add($"the service exited with code {exit}");
+        }
+
+        File.WriteAllLines(Path.Combine(work, "output.txt"), service.Lines);
+        var continuous = service.ContinuousReport();
+        TraceVerdict? trace = null;
+        if (service.TracePath is { } tracePath)
+        {
+            trace = TraceVerdict.Analyze(tracePath, Path.Combine(o.OutputDirectory, "trace-analysis"), notes);
+        }
+
+        var samples = sampler.Samples;
+        var steady = SteadyWindow(samples, schedule);
+        double steadySeconds = steady.Count > 1 ? (steady[^1].Tick - steady[0].Tick) / (double)frequency : 0;
+        double achieved = steadySeconds > 0 ? (steady[^1].Matched - steady[0].Matched) / steadySeconds : 0;
+        double sentRate = steadySeconds > 0 ? (steady[^1].DriverSent - steady[0].DriverSent) / steadySeconds : 0;
+        bool bounded = OperationalAnalysis.Bounded(steady, frequency, Math.Max(1000, o.Rate * 0.1), out double growth);
+        OperationalReport? analysis = steady.Count >= 2 && stats is not null ? OperationalAnalysis.Analyze(steady, frequency) : null;
+        if (stats is null)
+        {
+            bounded = false;
+        }
+
+        if (latency.Clamped > 0)
+        {
+            notes.Add($"{latency.Clamped} latencies above an hour were recorded as an hour");
+        }
+
+        if (sink.Untraced > 0)
+        {
+            notes.Add($"{sink.Untraced} answers named no message the driver sent (not measured)");
+        }
+
+        return new RunResult
+        {
+            Options = o,
+            Schedule = schedule,
+            Latency = latency,
+            Intervals = sampler.Intervals,
+            Samples = samples,
+            SteadySamples = steady,
+            Analysis = analysis,
+            AchievedPerSecond = achieved,
+            SentPerSecond = sentRate,
+            Bounded = bounded,
+            GrowthPerSecond = growth,
+            Sent = driver.Next - driver.Refused,
+            Refused = driver.Refused + (steady.Count > 0 ? steady[^1].Refused : 0),
+            Acks = sink.Acks,
+            Rejected = sink.Rejected,
+            Cls = sink.Cls,
+            Notices = sink.Notices,
+            Untraced = sink.Untraced,
+            ExpectedAcks = ackable,
+            DrainSeconds = drainSeconds,
+            ServiceContinuous = continuous,
+            SteadyServiceCollections = steady.Count > 1 ? steady[^1].Gen0Collections - steady[0].Gen0Collections : 0,
+            Trace = trace,
+            Notes = notes,
+        };
+    }
+
+    // The samples from the steady part's start to its end.
+    private static ArraySegment<QueueSample> SteadyWindow(QueueSample[] samples, OpenLoopSchedule schedule)
+    {
+        long from = schedule.StartOf(RunPhase.Steady), to = schedule.StartOf(RunPhase.RampDown);
+        int first = Array.FindIndex(samples, s => s.Tick >= from);
+        int last = Array.FindLastIndex(samples, s => s.Tick <= to);
+        return first < 0 || last < first ? ArraySegment<QueueSample>.Empty : new ArraySegment<QueueSample>(samples, first, last - first + 1);
+    }
+}
+
+/// <summary>The driver's participants: one RapidFix initiator session each, every answer to the sink.</summary>
+internal static class Initiators
+{
+    public static FixEngine Start(IReadOnlyList<string> participants, string serviceCompId, string host, int port, IFixApplication sink, long messages)
+    {
+        long storeMessages = Math.Max(100_000, messages + 10_000);
+        var text = new System.Text.StringBuilder();
+        text.AppendLine("[DEFAULT]").AppendLine("ConnectionType=initiator").AppendLine($"SocketConnectHost={host}").AppendLine($"SocketConnectPort={port}")
+            .AppendLine("ReconnectInterval=1").AppendLine("HeartBtInt=30").AppendLine("StartTime=00:00:00").AppendLine("EndTime=00:00:00")
+            // Open loop: the answers of a stalled service pile up here rather than slow the driver.
+            .AppendLine("OutboundQueueDepth=262144").AppendLine("StoreType=express").AppendLine($"StoreMaxMessages={storeMessages}")
+            .AppendLine($"StoreMaxBytes={Math.Min(int.MaxValue - 1, storeMessages * 600)}");
+        foreach (var id in participants)
+        {
+            text.AppendLine("[SESSION]").AppendLine("BeginString=FIX.4.4").AppendLine($"SenderCompID={id}").AppendLine($"TargetCompID={serviceCompId}");
+        }
+
+        var engine = FixEngine.Create(SettingsFile.Parse(text.ToString(), "measure initiators"), _ => sink);
+        engine.Start();
+        return engine;
+    }
+
+    public static bool WaitForLogons(FixEngine engine, TimeSpan timeout)
+    {
+        var deadline = Stopwatch.StartNew();
+        while (deadline.Elapsed < timeout)
+        {
+            if (engine.Sessions.All(s => s.IsLoggedOn))
+            {
+                return true;
+            }
+
+            Thread.Sleep(10);
+        }
+
+        return false;
+    }
+}

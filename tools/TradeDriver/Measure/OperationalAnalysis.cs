@@ -1,0 +1,160 @@
+namespace RapidFix.TradeDriver.Measure;
+
+/// <summary>
+/// One sample of every counter the operational analysis needs, taken at a fixed interval by the sampler: the driver's
+/// and sink's own counters and the service's stats file. Cumulative counts (arrivals and completions), never depths:
+/// a queue's length is what arrived minus what left, so no sample can miss a burst between two others.
+/// </summary>
+internal struct QueueSample
+{
+    public long Tick;
+    public long DriverSent;
+    public long ServiceReceived;
+    public long Journalled;
+    public long Refused;
+    public long Matched;
+    public long AnswersSent;
+    public long SinkReceived;
+    public long Gen0Collections;
+    public long ResidentBytes;
+    public long AllocatedBytes;
+}
+
+/// <summary>A component of the path: what arrives at it and what leaves it, as sampled.</summary>
+internal enum Component
+{
+    /// <summary>From the driver's send to the service's session: the driver's socket, the network, the service's socket and framer.</summary>
+    SocketInbound,
+
+    /// <summary>The service's session thread: validation, the input journal's append, the ring's publish.</summary>
+    SessionJournal,
+
+    /// <summary>The matcher's input ring and the matcher thread.</summary>
+    Matcher,
+
+    /// <summary>From an answer's hand-over to its session to the sink: the session's outbound queue, both sockets.</summary>
+    Outbound,
+}
+
+/// <summary>What operational analysis derives for one component over a window (Denning and Buzen's laws).</summary>
+/// <param name="Arrivals">A: messages that arrived.</param>
+/// <param name="Completions">C: messages that left.</param>
+/// <param name="Seconds">T: the window.</param>
+/// <param name="Throughput">X = C / T (messages per second).</param>
+/// <param name="ArrivalRate">λ = A / T.</param>
+/// <param name="Utilisation">U = B / T, B the busy time: the time the component held work (its queue was not empty at a sample).</param>
+/// <param name="ServiceTime">S = B / C (seconds): the utilisation law U = X S.</param>
+/// <param name="MeanQueue">N = W / T, W the area under the queue length (message-seconds).</param>
+/// <param name="ResponseTime">R = W / C (seconds): Little's law N = X R.</param>
+/// <param name="MaxQueue">The longest queue sampled.</param>
+internal sealed record ComponentAnalysis(Component Component, long Arrivals, long Completions, double Seconds, double Throughput, double ArrivalRate,
+    double Utilisation, double ServiceTime, double MeanQueue, double ResponseTime, long MaxQueue)
+{
+    /// <summary>The component's name in reports.</summary>
+    public string Name => Component switch
+    {
+        Component.SocketInbound => "socket inbound",
+        Component.SessionJournal => "session + input journal",
+        Component.Matcher => "matcher ring + thread",
+        _ => "outbound (session to sink)",
+    };
+}
+
+/// <summary>The operational analysis of a window: every component, and the bottleneck.</summary>
+internal sealed record OperationalReport(IReadOnlyList<ComponentAnalysis> Components, Component Bottleneck, int Samples, double IntervalSeconds)
+{
+    /// <summary>The bottleneck's analysis.</summary>
+    public ComponentAnalysis BottleneckAnalysis => Components.First(c => c.Component == Bottleneck);
+}
+
+/// <summary>Operational analysis (paper 000, after Buzen and Denning) of cumulative counters sampled at a fixed interval.</summary>
+internal static class OperationalAnalysis
+{
+    /// <summary>The components in the order a message passes them.</summary>
+    public static readonly Component[] Path = [Component.SocketInbound, Component.SessionJournal, Component.Matcher, Component.Outbound];
+
+    /// <summary>The arrivals and completions of a component in a sample.</summary>
+    public static (long Arrived, long Completed) Counts(in QueueSample s, Component c) => c switch
+    {
+        Component.SocketInbound => (s.DriverSent, s.ServiceReceived),
+        Component.SessionJournal => (s.ServiceReceived, s.Journalled + s.Refused),
+        Component.Matcher => (s.Journalled, s.Matched),
+        _ => (s.AnswersSent, s.SinkReceived),
+    };
+
+    /// <summary>
+    /// Derives every component's figures over <paramref name="samples"/> (cumulative counters, in time order; at
+    /// least two). Each interval between two samples counts as busy when the queue held work at its start, and adds
+    /// that queue length times its length to W. The bottleneck is the most utilised component; among equally
+    /// utilised ones (within 2 %), the one with the longest mean queue.
+    /// </summary>
+    public static OperationalReport Analyze(ReadOnlySpan<QueueSample> samples, long ticksPerSecond)
+    {
+        if (samples.Length < 2)
+        {
+            throw new ArgumentException("operational analysis needs at least two samples", nameof(samples));
+        }
+
+        double seconds = (samples[^1].Tick - samples[0].Tick) / (double)ticksPerSecond;
+        var result = new List<ComponentAnalysis>();
+        foreach (var c in Path)
+        {
+            var (a0, c0) = Counts(samples[0], c);
+            var (a1, c1) = Counts(samples[^1], c);
+            double busy = 0, area = 0;
+            long max = 0;
+            for (int k = 0; k + 1 < samples.Length; k++)
+            {
+                var (ak, ck) = Counts(samples[k], c);
+                long n = Math.Max(0, ak - ck);
+                max = Math.Max(max, n);
+                double dt = (samples[k + 1].Tick - samples[k].Tick) / (double)ticksPerSecond;
+                if (n > 0)
+                {
+                    busy += dt;
+                    area += n * dt;
+                }
+            }
+
+            var (al, cl) = Counts(samples[^1], c);
+            max = Math.Max(max, Math.Max(0, al - cl));
+            long arrivals = a1 - a0, completions = c1 - c0;
+            double x = seconds > 0 ? completions / seconds : 0;
+            result.Add(new ComponentAnalysis(c, arrivals, completions, seconds, x, seconds > 0 ? arrivals / seconds : 0, seconds > 0 ? busy / seconds : 0,
+                completions > 0 ? busy / completions : 0, seconds > 0 ? area / seconds : 0, completions > 0 ? area / completions : 0, max));
+        }
+
+        var bottleneck = result.OrderByDescending(r => Math.Round(r.Utilisation / 0.02)).ThenByDescending(r => r.MeanQueue).First().Component;
+        return new OperationalReport(result, bottleneck, samples.Length, seconds / (samples.Length - 1));
+    }
+
+    /// <summary>
+    /// Whether the messages inside the system (sent by the driver, not yet processed by the matcher) stayed bounded
+    /// over the window: the least-squares slope of that count, times the window, is at most
+    /// <paramref name="tolerance"/> messages (paper 001: no steadily increasing build-up inside the queues).
+    /// </summary>
+    public static bool Bounded(ReadOnlySpan<QueueSample> samples, long ticksPerSecond, double tolerance, out double growthPerSecond)
+    {
+        growthPerSecond = 0;
+        if (samples.Length < 3)
+        {
+            return true;
+        }
+
+        double n = samples.Length, sx = 0, sy = 0, sxx = 0, sxy = 0;
+        foreach (ref readonly var s in samples)
+        {
+            double x = (s.Tick - samples[0].Tick) / (double)ticksPerSecond;
+            double y = s.DriverSent - s.Matched;
+            sx += x;
+            sy += y;
+            sxx += x * x;
+            sxy += x * y;
+        }
+
+        double denominator = (n * sxx) - (sx * sx);
+        growthPerSecond = denominator > 0 ? ((n * sxy) - (sx * sy)) / denominator : 0;
+        double window = (samples[^1].Tick - samples[0].Tick) / (double)ticksPerSecond;
+        return growthPerSecond * window <= tolerance;
+    }
+}

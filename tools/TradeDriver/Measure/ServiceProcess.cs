@@ -1,0 +1,213 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Runtime.InteropServices;
+using RapidFix.MatchingService;
+
+namespace RapidFix.TradeDriver.Measure;
+
+/// <summary>
+/// The matching service as a child process (its own process: the driver's allocations never count against it): its
+/// settings, journal and stats file in a work directory, optionally traced from its first instruction by the
+/// runtime's EventPipe environment variables (the same providers as <c>tools/EtwAnalyzer collect</c>), stopped with
+/// SIGTERM (its clean stop), its continuous-phase report read from its last lines.
+/// </summary>
+internal sealed partial class ServiceProcess : IDisposable
+{
+    private readonly Process _process;
+    private readonly List<string> _lines = [];
+    private readonly TaskCompletionSource<bool> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    private readonly TaskCompletionSource<bool> _waiting = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+    private ServiceProcess(Process process, int port, string work, string? trace)
+    {
+        _process = process;
+        Port = port;
+        WorkDirectory = work;
+        TracePath = trace;
+        StatsPath = Path.Combine(work, "service.stats");
+    }
+
+    public int Port { get; }
+
+    public string WorkDirectory { get; }
+
+    /// <summary>The EventPipe trace of the child, or null when not traced.</summary>
+    public string? TracePath { get; }
+
+    public string StatsPath { get; }
+
+    public int ProcessId => _process.Id;
+
+    /// <summary>Every line the child printed (standard output and error).</summary>
+    public IReadOnlyList<string> Lines
+    {
+        get
+        {
+            lock (_lines)
+            {
+                return [.. _lines];
+            }
+        }
+    }
+
+    /// <summary>
+    /// Starts the service on a free port with stores sized for <paramref name="messages"/> inputs. The service waits
+    /// up to a minute for the participants before its continuous phase (connection set-up allocates).
+    /// </summary>
+    public static ServiceProcess Start(string work, long messages, bool trace, string flushPolicy, string staticData)
+    {
+        Directory.CreateDirectory(work);
+        string service = Path.Combine(AppContext.BaseDirectory, "RapidFix.MatchingService.dll");
+        if (!File.Exists(service))
+        {
+            throw new FileNotFoundException($"the matching service is not built beside the driver: {service}");
+        }
+
+        // The input journal holds 1 GiB by default: about 1.4 million inputs of the generated size. Refuse a run it
+        // cannot hold rather than measure a journal that refuses inputs.
+        const long JournalInputs = 1_400_000;
+        if (messages > JournalInputs)
+        {
+            throw new InvalidDataException($"a run of {messages} messages does not fit the service's input journal ({JournalInputs} inputs): lower --rate or the duration");
+        }
+
+        int port = Participants.FreePort();
+        string settings = Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", (int)Math.Min(int.MaxValue, messages + 1000))
+            .Replace("StoreFlushPolicy=OsOnly", "StoreFlushPolicy=" + flushPolicy, StringComparison.Ordinal);
+        string config = Path.Combine(work, "service.cfg");
+        File.WriteAllText(config, settings);
+        string? tracePath = trace ? Path.Combine(work, "service.nettrace") : null;
+        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[]
+                 {
+                     "exec", service, "--config", config, "--static-data", staticData, "--port", port.ToString(CultureInfo.InvariantCulture),
+                     "--data-dir", Path.Combine(work, "data"), "--wait-for-participants", "120", "--log", Path.Combine(work, "engine.log"),
+                     "--max-inputs", (messages + 1000).ToString(CultureInfo.InvariantCulture),
+                 })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        var result = new ServiceProcess(new Process { StartInfo = start }, port, work, tracePath);
+        start.Environment[ServiceStatsPublisher.EnvironmentVariable] = result.StatsPath;
+        if (tracePath is not null)
+        {
+            foreach (var (key, value) in TraceEnvironment(tracePath))
+            {
+                start.Environment[key] = value;
+            }
+        }
+
+        result._process.OutputDataReceived += (_, e) => result.OnLine(e.Data);
+        result._process.ErrorDataReceived += (_, e) => result.OnLine(e.Data);
+        result._process.Start();
+        result._process.BeginOutputReadLine();
+        result._process.BeginErrorReadLine();
+        return result;
+    }
+
+    /// <summary>
+    /// The runtime's EventPipe variables for a trace streamed from the first instruction: the runtime's GC, JIT and
+    /// exception events and the engine's "RapidFix" provider (its phase markers and latency summaries), the
+    /// configuration tools/EtwAnalyzer collects (docs/tracing.md).
+    /// </summary>
+    public static IEnumerable<(string Key, string Value)> TraceEnvironment(string path) =>
+    [
+        ("DOTNET_EnableEventPipe", "1"),
+        ("DOTNET_EventPipeConfig", "Microsoft-Windows-DotNETRuntime:0x1000008011:5,RapidFix:0xF:5"),
+        ("DOTNET_EventPipeOutputPath", path),
+        ("DOTNET_EventPipeOutputStreaming", "1"),
+        ("DOTNET_EventPipeRundown", "0"),
+    ];
+
+    /// <summary>Waits until the service listens and waits for its participants; false when it exited or timed out.</summary>
+    public bool WaitListening(TimeSpan timeout) => _waiting.Task.Wait(timeout) && _waiting.Task.Result;
+
+    /// <summary>Waits until the service entered its continuous phase ("ready:"); false when it exited or timed out.</summary>
+    public bool WaitReady(TimeSpan timeout) => _ready.Task.Wait(timeout) && _ready.Task.Result;
+
+    public bool HasExited => _process.HasExited;
+
+    /// <summary>Stops the service with SIGTERM (its clean stop) and waits for it; returns its exit code (-1 when it had to be killed).</summary>
+    public int Stop(TimeSpan timeout)
+    {
+        if (!_process.HasExited)
+        {
+            _ = Kill(_process.Id, 15);
+            if (!_process.WaitForExit(timeout))
+            {
+                _process.Kill(entireProcessTree: true);
+                _process.WaitForExit();
+                return -1;
+            }
+        }
+
+        _process.WaitForExit(); // the output readers finish
+        return _process.ExitCode;
+    }
+
+    /// <summary>
+    /// The service's own report of its continuous phase ("continuous phase: N collections, B bytes allocated"): the
+    /// phase controller's precise figures; null when it printed none.
+    /// </summary>
+    public (long Collections, long AllocatedBytes)? ContinuousReport()
+    {
+        foreach (var line in Lines)
+        {
+            var m = ContinuousLine().Match(line);
+            if (m.Success)
+            {
+                return (long.Parse(m.Groups[1].Value, CultureInfo.InvariantCulture), long.Parse(m.Groups[2].Value, CultureInfo.InvariantCulture));
+            }
+        }
+
+        return null;
+    }
+
+    public void Dispose()
+    {
+        if (!_process.HasExited)
+        {
+            _process.Kill(entireProcessTree: true);
+            _process.WaitForExit();
+        }
+
+        _process.Dispose();
+    }
+
+    private void OnLine(string? line)
+    {
+        if (line is null)
+        {
+            _ready.TrySetResult(false);
+            _waiting.TrySetResult(false);
+            return;
+        }
+
+        lock (_lines)
+        {
+            _lines.Add(line);
+        }
+
+        if (line.StartsWith("matching service: waiting", StringComparison.Ordinal))
+        {
+            _waiting.TrySetResult(true);
+        }
+        else if (line.StartsWith("ready:", StringComparison.Ordinal))
+        {
+            _waiting.TrySetResult(true);
+            _ready.TrySetResult(true);
+        }
+    }
+
+    [System.Text.RegularExpressions.GeneratedRegex(@"^continuous phase: (\d+) collections, (\d+) bytes allocated")]
+    private static partial System.Text.RegularExpressions.Regex ContinuousLine();
+
+    [DllImport("libc", EntryPoint = "kill", SetLastError = true)]
+    private static extern int Kill(int pid, int signal);
+}
