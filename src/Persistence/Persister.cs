@@ -1,0 +1,251 @@
+using System.Diagnostics;
+using Npgsql;
+
+namespace RapidFix.Persistence;
+
+/// <summary>What the persister is told at startup.</summary>
+public sealed class PersisterOptions
+{
+    /// <summary>The matching service's data directory (input journal and session stores), read only.</summary>
+    public required string DataDirectory { get; init; }
+
+    /// <summary>One connection string per database server; server i owns the trades with <c>TradePartition.Of(.., N) == i</c>.</summary>
+    public required IReadOnlyList<string> Servers { get; init; }
+
+    /// <summary>Journal records per transaction, at most.</summary>
+    public int BatchRecords { get; init; } = 20_000;
+
+    /// <summary>How long to sleep when every journal is read to its end.</summary>
+    public TimeSpan PollInterval { get; init; } = TimeSpan.FromMilliseconds(20);
+
+    /// <summary>First wait after a failed connection or transaction; doubled on each failure in a row up to <see cref="MaxBackoff"/>.</summary>
+    public TimeSpan MinBackoff { get; init; } = TimeSpan.FromMilliseconds(100);
+
+    public TimeSpan MaxBackoff { get; init; } = TimeSpan.FromSeconds(5);
+
+    /// <summary>Where the persister says what it does (connections, failures, retries); never a password.</summary>
+    public TextWriter Log { get; init; } = TextWriter.Null;
+}
+
+/// <summary>Counters of one server's worker (read from any thread; approximate while running).</summary>
+public sealed class ServerCounters
+{
+    public long Records;
+    public long Rows;
+    public long Quarantined;
+    public long Batches;
+    public long Failures;
+    public long ServerTicks;
+    public long BusyTicks;
+
+    /// <summary>Share of the worker's busy time spent waiting on the server.</summary>
+    public double ServerShare => BusyTicks == 0 ? 0 : (double)Interlocked.Read(ref ServerTicks) / Interlocked.Read(ref BusyTicks);
+}
+
+/// <summary>
+/// The persister: one worker thread per database server, each with its own read-only tails of every journal of the
+/// service's data directory, its own trade index, its own connection and its own committed positions. A worker
+/// writes only the records its server owns (<see cref="RowBuilder"/>) and commits its positions with them, so a
+/// server that is down stalls only its own partitions: the others keep flowing, and it catches up from its own
+/// positions when it returns. docs/persistence.md.
+/// </summary>
+public sealed class Persister : IDisposable
+{
+    private readonly PersisterOptions _options;
+    private readonly Thread[] _threads;
+    private readonly ServerCounters[] _counters;
+    private readonly CancellationTokenSource _stop = new();
+    private volatile bool _drain;
+
+    public Persister(PersisterOptions options)
+    {
+        if (options.Servers.Count == 0)
+        {
+            throw new ArgumentException("at least one database server is needed", nameof(options));
+        }
+
+        _options = options;
+        _counters = options.Servers.Select(_ => new ServerCounters()).ToArray();
+        _threads = new Thread[options.Servers.Count];
+        for (int i = 0; i < _threads.Length; i++)
+        {
+            int server = i;
+            _threads[i] = new Thread(() => RunWorker(server)) { IsBackground = true, Name = $"persister-{server}" };
+        }
+    }
+
+    public IReadOnlyList<ServerCounters> Counters => _counters;
+
+    public void Start()
+    {
+        foreach (var t in _threads)
+        {
+            t.Start();
+        }
+    }
+
+    /// <summary>Stops the workers after their current transaction (committed or rolled back, never half).</summary>
+    public void Stop()
+    {
+        _stop.Cancel();
+        foreach (var t in _threads)
+        {
+            t.Join();
+        }
+    }
+
+    /// <summary>Lets the workers write everything the journals hold now, then stop (for a finished run).</summary>
+    public void Drain()
+    {
+        _drain = true;
+        foreach (var t in _threads)
+        {
+            t.Join();
+        }
+    }
+
+    /// <summary>A safe description of a connection string (no password) for log lines.</summary>
+    public static string Describe(string connectionString)
+    {
+        var b = new NpgsqlConnectionStringBuilder(connectionString);
+        return $"{b.Host}:{b.Port}/{b.Database} as {b.Username}";
+    }
+
+    private void RunWorker(int server)
+    {
+        var counters = _counters[server];
+        string name = $"server {server} ({Describe(_options.Servers[server])})";
+        var backoff = _options.MinBackoff;
+        while (!_stop.IsCancellationRequested)
+        {
+            try
+            {
+                if (RunConnected(server, counters, name))
+                {
+                    return; // drained
+                }
+            }
+            catch (Exception e) when (e is NpgsqlException or IOException or TimeoutException or InvalidOperationException)
+            {
+                Interlocked.Increment(ref counters.Failures);
+                _options.Log.WriteLine($"persister: {name}: {Reason(e)}; retrying in {backoff.TotalMilliseconds:F0} ms");
+                _stop.Token.WaitHandle.WaitOne(backoff);
+                backoff = TimeSpan.FromTicks(Math.Min(backoff.Ticks * 2, _options.MaxBackoff.Ticks));
+                continue;
+            }
+
+            backoff = _options.MinBackoff;
+        }
+    }
+
+    private static string Reason(Exception e) => e switch
+    {
+        PostgresException p => $"{p.SqlState} {p.MessageText}",
+        _ when e.InnerException is { } inner => $"{e.Message} ({inner.Message})",
+        _ => e.Message,
+    };
+
+    /// <summary>One connected life of a worker: reads committed positions, then writes batches until stopped or drained.</summary>
+    private bool RunConnected(int server, ServerCounters counters, string name)
+    {
+        var connection = new NpgsqlConnection(_options.Servers[server]);
+        connection.Open();
+        using var writer = new BatchWriter(connection);
+        int version = Schema.Version(connection);
+        if (version != Schema.LatestVersion)
+        {
+            throw new InvalidOperationException($"the database is at schema version {version}, this persister needs {Schema.LatestVersion}: run the migrate command");
+        }
+
+        var committed = writer.LoadPositions();
+        _options.Log.WriteLine($"persister: {name}: connected, {committed.Count} journal positions");
+        var tails = new Dictionary<string, (JournalSource Source, JournalTail Tail)>();
+        using var index = new TradeIndex(Path.Combine(_options.DataDirectory, JournalSource.InputJournalFile));
+        var builder = new RowBuilder(index, _options.Servers.Count);
+        var records = new List<JournalRecord>();
+        var batch = new List<RecordRows>();
+        var moved = new Dictionary<string, (long, int)>();
+        long rowsBefore = 0, quarantinedBefore = 0, serverBefore = 0;
+        try
+        {
+            while (!_stop.IsCancellationRequested)
+            {
+                var busy = Stopwatch.StartNew();
+                foreach (var source in JournalSource.Discover(_options.DataDirectory))
+                {
+                    if (!tails.ContainsKey(source.Name))
+                    {
+                        var (generation, seq) = committed.GetValueOrDefault(source.Name);
+                        tails[source.Name] = (source, new JournalTail(source.Path, generation, seq));
+                    }
+                }
+
+                index.CatchUp();
+                batch.Clear();
+                moved.Clear();
+                // Inputs first: an answer's input is then indexed before the answer is built.
+                foreach (var (source, tail) in tails.Values.OrderByDescending(t => t.Source.IsInput))
+                {
+                    records.Clear();
+                    int room = _options.BatchRecords - moved.Count - batch.Count;
+                    if (room <= 0 || tail.Poll(records, room) == 0)
+                    {
+                        continue;
+                    }
+
+                    foreach (var record in records)
+                    {
+                        var rows = builder.Build(source, record);
+                        if (rows.Server == server)
+                        {
+                            batch.Add(rows);
+                        }
+                    }
+
+                    moved[source.Name] = tail.Position;
+                }
+
+                if (moved.Count == 0)
+                {
+                    if (_drain)
+                    {
+                        return true;
+                    }
+
+                    _stop.Token.WaitHandle.WaitOne(_options.PollInterval);
+                    continue;
+                }
+
+                writer.Write(batch, moved);
+                Interlocked.Add(ref counters.Records, batch.Count);
+                Interlocked.Add(ref counters.Rows, writer.RowsWritten - rowsBefore);
+                Interlocked.Add(ref counters.Quarantined, writer.Quarantined - quarantinedBefore);
+                Interlocked.Increment(ref counters.Batches);
+                rowsBefore = writer.RowsWritten;
+                quarantinedBefore = writer.Quarantined;
+                Interlocked.Add(ref counters.ServerTicks, writer.ServerTime.Ticks - serverBefore);
+                serverBefore = writer.ServerTime.Ticks;
+                Interlocked.Add(ref counters.BusyTicks, busy.Elapsed.Ticks);
+            }
+
+            return false;
+        }
+        finally
+        {
+            foreach (var (_, tail) in tails.Values)
+            {
+                tail.Dispose();
+            }
+        }
+    }
+
+    public void Dispose()
+    {
+        if (!_stop.IsCancellationRequested)
+        {
+            Stop();
+        }
+
+        _stop.Dispose();
+    }
+}
