@@ -82,7 +82,7 @@ internal static class Faults
         drive.Wait();
         scenario.StopService();
         persister.Drain();
-        var result = Checker.Check(rig.Writers, scenario.DataDirectory, scenario.Expected, scenario.Messages);
+        var result = Checker.Check(rig.Admins, scenario.DataDirectory, scenario.Expected, scenario.Messages);
         if (persister.Counters[0].Failures == 0)
         {
             result.Mismatches.Add("the persister never saw the outage (no failed attempt)");
@@ -108,9 +108,9 @@ internal static class Faults
         {
             using var child = StartPersister(scenario, rig, drain: false, log);
             // Kill once it is writing: after its first commit, plus a random 0-400 ms.
-            long before = Committed(rig.Writers[0]);
+            long before = Committed(rig.Admins[0]);
             var deadline = DateTime.UtcNow.AddSeconds(60);
-            while (Committed(rig.Writers[0]) == before && !drive.IsCompleted && DateTime.UtcNow < deadline && !child.HasExited)
+            while (Committed(rig.Admins[0]) == before && !drive.IsCompleted && DateTime.UtcNow < deadline && !child.HasExited)
             {
                 Thread.Sleep(20);
             }
@@ -118,7 +118,7 @@ internal static class Faults
             Thread.Sleep(random.Next(400));
             child.Kill(entireProcessTree: true);
             child.WaitForExit();
-            log.WriteLine($"kill {point + 1}: persister killed with {Committed(rig.Writers[0])} records committed");
+            log.WriteLine($"kill {point + 1}: persister killed with {Committed(rig.Admins[0])} records committed");
         }
 
         drive.Wait();
@@ -131,7 +131,7 @@ internal static class Faults
             }
         }
 
-        var result = Checker.Check(rig.Writers, scenario.DataDirectory, scenario.Expected, scenario.Messages);
+        var result = Checker.Check(rig.Admins, scenario.DataDirectory, scenario.Expected, scenario.Messages);
         log.WriteLine($"kill campaign: {result}");
         return result;
     }
@@ -150,12 +150,12 @@ internal static class Faults
 
         // Server 0 must get every record it owns while server 1 is down.
         int owned = OwnedRecords(scenario.DataDirectory, servers: 2, server: 0);
-        Wait(() => Records(rig.Writers[0]) >= owned, $"server 0's {owned} records while server 1 is down", 300);
-        var whileDown = Checker.Check([rig.Writers[0]], scenario.DataDirectory, null);
+        Wait(() => Records(rig.Admins[0]) >= owned, $"server 0's {owned} records while server 1 is down", 300);
+        var whileDown = Checker.Check([rig.Admins[0]], scenario.DataDirectory, null);
         whileDown.Mismatches.RemoveAll(m => m.StartsWith("the journals hold", StringComparison.Ordinal)); // server 1's part is missing on purpose
-        if (Records(rig.Writers[0]) != owned)
+        if (Records(rig.Admins[0]) != owned)
         {
-            whileDown.Mismatches.Add($"server 0 holds {Records(rig.Writers[0])} records, it owns {owned}");
+            whileDown.Mismatches.Add($"server 0 holds {Records(rig.Admins[0])} records, it owns {owned}");
         }
 
         if (persister.Counters[1].Failures == 0)
@@ -166,7 +166,7 @@ internal static class Faults
         log.WriteLine($"one of two down: server 0 has its {owned} records, server 1 failed {persister.Counters[1].Failures} attempts");
         rig.Clusters[1].Start();
         persister.Drain();
-        var atEnd = Checker.Check(rig.Writers, scenario.DataDirectory, scenario.Expected, scenario.Messages);
+        var atEnd = Checker.Check(rig.Admins, scenario.DataDirectory, scenario.Expected, scenario.Messages);
         log.WriteLine($"one of two down, after server 1 returned: {atEnd}");
         return (whileDown, atEnd);
     }
