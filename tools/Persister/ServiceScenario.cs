@@ -77,7 +77,15 @@ internal sealed class ServiceScenario : IDisposable
         {
             if (line.StartsWith("ready:", StringComparison.Ordinal))
             {
-                _service.BeginOutputReadLine();
+                // Keep reading (synchronously, as above) so that the service never blocks on a full pipe.
+                var stdout = _service.StandardOutput;
+                _ = Task.Run(() =>
+                {
+                    while (stdout.ReadLine() is { } more)
+                    {
+                        log.WriteLine("service: " + more);
+                    }
+                });
                 return port;
             }
 
