@@ -131,7 +131,7 @@ internal sealed class BatchWriter : IDisposable
         command.Parameters.Add(new NpgsqlParameter { Value = record.Seq });
         command.Parameters.Add(new NpgsqlParameter { Value = e.MessageText + (e.Detail is { } d ? " (" + d + ")" : "") });
         command.Parameters.Add(new NpgsqlParameter { Value = e.SqlState });
-        command.Parameters.Add(new NpgsqlParameter { Value = record.Payload });
+        command.Parameters.Add(new NpgsqlParameter { Value = record.Payload.ToArray() });
         command.ExecuteNonQuery();
         Quarantined++;
     }

@@ -100,18 +100,55 @@ internal sealed class FixFields
     public static DateOnly? Date(string? yyyymmdd) =>
         yyyymmdd is { Length: 8 } && DateOnly.TryParseExact(yyyymmdd, "yyyyMMdd", CultureInfo.InvariantCulture, DateTimeStyles.None, out var d) ? d : null;
 
+    /// <summary>A UTCTimestamp (YYYYMMDD-HH:MM:SS[.sss[sss[sss]]]), to microseconds (what PostgreSQL keeps); null when malformed.</summary>
     public static DateTime? Timestamp(string? utc)
     {
-        if (utc is null || utc.Length < 17)
+        if (utc is null || utc.Length < 17 || utc[8] != '-' || utc[11] != ':' || utc[14] != ':')
         {
             return null;
         }
 
-        string[] formats = ["yyyyMMdd-HH:mm:ss", "yyyyMMdd-HH:mm:ss.fff", "yyyyMMdd-HH:mm:ss.ffffff", "yyyyMMdd-HH:mm:ss.fffffff"];
-        string trimmed = utc.Length > 25 ? utc[..25] : utc; // nanoseconds: PostgreSQL keeps microseconds
-        return DateTime.TryParseExact(trimmed, formats, CultureInfo.InvariantCulture, DateTimeStyles.AdjustToUniversal | DateTimeStyles.AssumeUniversal, out var t)
-            ? DateTime.SpecifyKind(t, DateTimeKind.Unspecified)
-            : null;
+        if (!Digits(utc, 0, 4, out int year) || !Digits(utc, 4, 2, out int month) || !Digits(utc, 6, 2, out int day) ||
+            !Digits(utc, 9, 2, out int hour) || !Digits(utc, 12, 2, out int minute) || !Digits(utc, 15, 2, out int second) ||
+            month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(Math.Max(1, year), month) || hour > 23 || minute > 59 || second > 60)
+        {
+            return null;
+        }
+
+        long ticks = 0;
+        if (utc.Length > 18 && utc[17] == '.')
+        {
+            int digits = Math.Min(utc.Length - 18, 6);
+            if (!Digits(utc, 18, digits, out int fraction))
+            {
+                return null;
+            }
+
+            for (int i = digits; i < 7; i++)
+            {
+                fraction *= 10;
+            }
+
+            ticks = fraction;
+        }
+
+        return new DateTime(year, month, day, hour, minute, Math.Min(second, 59), DateTimeKind.Unspecified).AddTicks(ticks);
+    }
+
+    private static bool Digits(string s, int start, int count, out int value)
+    {
+        value = 0;
+        for (int i = start; i < start + count; i++)
+        {
+            if (s[i] is < '0' or > '9')
+            {
+                return false;
+            }
+
+            value = value * 10 + (s[i] - '0');
+        }
+
+        return count > 0;
     }
 
     public static decimal? Number(string? value) =>

@@ -162,50 +162,16 @@ public sealed class Persister : IDisposable
         var tails = new Dictionary<string, (JournalSource Source, JournalTail Tail)>();
         using var index = new TradeIndex(Path.Combine(_options.DataDirectory, JournalSource.InputJournalFile));
         var builder = new RowBuilder(index, _options.Servers.Count);
-        var records = new List<JournalRecord>();
-        var batch = new List<RecordRows>();
-        var moved = new Dictionary<string, (long, int)>();
         long rowsBefore = 0, quarantinedBefore = 0, serverBefore = 0;
+        Task<Batch>? next = null;
         try
         {
             while (!_stop.IsCancellationRequested)
             {
                 var busy = Stopwatch.StartNew();
-                foreach (var source in JournalSource.Discover(_options.DataDirectory))
-                {
-                    if (!tails.ContainsKey(source.Name))
-                    {
-                        var (generation, seq) = committed.GetValueOrDefault(source.Name);
-                        tails[source.Name] = (source, new JournalTail(source.Path, generation, seq));
-                    }
-                }
-
-                index.CatchUp();
-                batch.Clear();
-                moved.Clear();
-                // Inputs first: an answer's input is then indexed before the answer is built.
-                foreach (var (source, tail) in tails.Values.OrderByDescending(t => t.Source.IsInput))
-                {
-                    records.Clear();
-                    int room = _options.BatchRecords - moved.Count - batch.Count;
-                    if (room <= 0 || tail.Poll(records, room) == 0)
-                    {
-                        continue;
-                    }
-
-                    foreach (var record in records)
-                    {
-                        var rows = builder.Build(source, record);
-                        if (rows.Server == server)
-                        {
-                            batch.Add(rows);
-                        }
-                    }
-
-                    moved[source.Name] = tail.Position;
-                }
-
-                if (moved.Count == 0)
+                var batch = next is null ? Gather(server, committed, tails, index, builder) : next.GetAwaiter().GetResult();
+                next = null;
+                if (batch.Positions.Count == 0)
                 {
                     if (_drain)
                     {
@@ -216,8 +182,11 @@ public sealed class Persister : IDisposable
                     continue;
                 }
 
-                writer.Write(batch, moved);
-                Interlocked.Add(ref counters.Records, batch.Count);
+                // Read and build the next batch while this one is written: the tails, the index and the builder are
+                // used by one thread at a time (this one again only after the task's result is taken).
+                next = Task.Run(() => Gather(server, committed, tails, index, builder));
+                writer.Write(batch.Rows, batch.Positions);
+                Interlocked.Add(ref counters.Records, batch.Rows.Count);
                 Interlocked.Add(ref counters.Rows, writer.RowsWritten - rowsBefore);
                 Interlocked.Add(ref counters.Quarantined, writer.Quarantined - quarantinedBefore);
                 Interlocked.Increment(ref counters.Batches);
@@ -232,11 +201,64 @@ public sealed class Persister : IDisposable
         }
         finally
         {
+            // A batch read ahead is dropped with the connection: the next one starts again from the committed positions.
+            try
+            {
+                next?.Wait();
+            }
+            catch (AggregateException)
+            {
+            }
+
             foreach (var (_, tail) in tails.Values)
             {
                 tail.Dispose();
             }
         }
+    }
+
+    /// <summary>The records of one transaction: this server's rows, and the position every journal read reaches.</summary>
+    private sealed record Batch(List<RecordRows> Rows, Dictionary<string, (long Generation, int Seq)> Positions);
+
+    private Batch Gather(int server, Dictionary<string, (long Generation, int Seq)> committed,
+        Dictionary<string, (JournalSource Source, JournalTail Tail)> tails, TradeIndex index, RowBuilder builder)
+    {
+        foreach (var source in JournalSource.Discover(_options.DataDirectory))
+        {
+            if (!tails.ContainsKey(source.Name))
+            {
+                var (generation, seq) = committed.GetValueOrDefault(source.Name);
+                tails[source.Name] = (source, new JournalTail(source.Path, generation, seq));
+            }
+        }
+
+        index.CatchUp();
+        var batch = new Batch(new List<RecordRows>(), new Dictionary<string, (long, int)>());
+        var records = new List<JournalRecord>();
+        int room = _options.BatchRecords;
+        // Inputs first: an answer's input is then indexed before the answer is built.
+        foreach (var (source, tail) in tails.Values.OrderByDescending(t => t.Source.IsInput))
+        {
+            records.Clear();
+            if (room <= 0 || tail.Poll(records, room) == 0)
+            {
+                continue;
+            }
+
+            room -= records.Count;
+            foreach (var record in records)
+            {
+                var rows = builder.Build(source, record);
+                if (rows.Server == server)
+                {
+                    batch.Rows.Add(rows);
+                }
+            }
+
+            batch.Positions[source.Name] = tail.Position;
+        }
+
+        return batch;
     }
 
     public void Dispose()

@@ -32,7 +32,7 @@ internal sealed class RecordRows
     public required string Source;
     public required long Generation;
     public required int Seq;
-    public required byte[] Payload;
+    public required ReadOnlyMemory<byte> Payload;
 
     /// <summary>Null for a record that holds no message (the input journal's business-date record): only the position moves.</summary>
     public MessageRow? Message;
@@ -45,7 +45,7 @@ internal sealed class RecordRows
 }
 
 internal sealed record MessageRow(DateOnly TradeDate, char Direction, string Participant, string MsgType, int MsgSeqNum, DateTime? SendingTime,
-    int Partition, string? TradeKey, string? MessageId, string? RefId, byte[] Body);
+    int Partition, string? TradeKey, string? MessageId, string? RefId, ArraySegment<byte> Body);
 
 internal sealed record AuditRow(DateTime? At, string Actor, string Counterparty, string Action, string MsgType, string? MessageId, string Outcome);
 
@@ -168,7 +168,7 @@ internal sealed class RowBuilder(TradeIndex index, int servers)
 {
     public RecordRows Build(JournalSource source, JournalRecord record)
     {
-        var rows = new RecordRows { Source = source.Name, Generation = record.Generation, Seq = record.Seq, Payload = record.Payload.ToArray() };
+        var rows = new RecordRows { Source = source.Name, Generation = record.Generation, Seq = record.Seq, Payload = record.Payload };
         var payload = record.Payload.Span;
         ReadOnlySpan<byte> message;
         string participant;
@@ -217,7 +217,7 @@ internal sealed class RowBuilder(TradeIndex index, int servers)
         string? tradeKey = f.TradeKey ?? trade?.TradeKey;
         string? messageId = source.IsInput ? f.InputId : msgType == "AK" ? f.ConfirmId : null;
         rows.Message = new MessageRow(tradeDate, source.IsInput ? 'I' : 'O', participant, msgType, f.MsgSeqNum, sent, partition, tradeKey,
-            messageId, refId, message.ToArray());
+            messageId, refId, Segment(record.Payload, payload.Length - message.Length));
 
         if (source.IsInput)
         {
@@ -264,6 +264,12 @@ internal sealed class RowBuilder(TradeIndex index, int servers)
 
         return rows;
     }
+
+    /// <summary>The message inside a record's payload, without a copy (the tail gives each record its own array).</summary>
+    private static ArraySegment<byte> Segment(ReadOnlyMemory<byte> payload, int offset) =>
+        System.Runtime.InteropServices.MemoryMarshal.TryGetArray(payload, out var whole)
+            ? whole.Slice(offset)
+            : new ArraySegment<byte>(payload[offset..].ToArray());
 
     /// <summary>The participant's message ID an answer refers to (AR 571, P 70, AU 664, j 379).</summary>
     private static string? AnsweredId(FixFields f) => f.MsgType switch
