@@ -136,26 +136,14 @@ internal sealed class BatchWriter : IDisposable
         Quarantined++;
     }
 
-    private long Copy(List<RecordRows> records, int from, int count)
-    {
-        long rows = 0;
-        using (var copy = _connection.BeginBinaryImport(
-                   "COPY rapidfix.fix_message (trade_date, source, generation, seq, direction, participant, msg_type, msg_seq_num, sending_time, " +
-                   "trade_partition, trade_key, message_id, ref_id, body) FROM STDIN (FORMAT BINARY)"))
-        {
-            for (int i = from; i < from + count; i++)
+    private long Copy(List<RecordRows> records, int from, int count) =>
+        CopyTable(records, from, count,
+            "fix_message (trade_date, source, generation, seq, direction, participant, msg_type, msg_seq_num, sending_time, trade_partition, trade_key, " +
+            "message_id, ref_id, body)",
+            r => r.Message is not null,
+            (copy, r) =>
             {
-                var r = records[i];
-                if (r.Message is not { } m)
-                {
-                    continue;
-                }
-
-                copy.StartRow();
-                copy.Write(m.TradeDate, NpgsqlDbType.Date);
-                copy.Write(r.Source, NpgsqlDbType.Text);
-                copy.Write(r.Generation, NpgsqlDbType.Bigint);
-                copy.Write(r.Seq, NpgsqlDbType.Integer);
+                var m = r.Message!;
                 copy.Write(m.Direction, NpgsqlDbType.InternalChar);
                 copy.Write(m.Participant, NpgsqlDbType.Text);
                 copy.Write(m.MsgType, NpgsqlDbType.Text);
@@ -166,28 +154,13 @@ internal sealed class BatchWriter : IDisposable
                 WriteNullable(copy, m.MessageId, NpgsqlDbType.Text);
                 WriteNullable(copy, m.RefId, NpgsqlDbType.Text);
                 copy.Write(m.Body, NpgsqlDbType.Bytea);
-                rows++;
-            }
-
-            copy.Complete();
-        }
-
-        using (var copy = _connection.BeginBinaryImport(
-                   "COPY rapidfix.audit (trade_date, source, generation, seq, at, actor, counterparty, action, msg_type, message_id, outcome) FROM STDIN (FORMAT BINARY)"))
-        {
-            for (int i = from; i < from + count; i++)
+            })
+        + CopyTable(records, from, count,
+            "audit (trade_date, source, generation, seq, at, actor, counterparty, action, msg_type, message_id, outcome)",
+            r => r.Audit is not null,
+            (copy, r) =>
             {
-                var r = records[i];
-                if (r.Audit is not { } a)
-                {
-                    continue;
-                }
-
-                copy.StartRow();
-                copy.Write(r.Message!.TradeDate, NpgsqlDbType.Date);
-                copy.Write(r.Source, NpgsqlDbType.Text);
-                copy.Write(r.Generation, NpgsqlDbType.Bigint);
-                copy.Write(r.Seq, NpgsqlDbType.Integer);
+                var a = r.Audit!;
                 WriteNullable(copy, a.At, NpgsqlDbType.Timestamp);
                 copy.Write(a.Actor, NpgsqlDbType.Text);
                 copy.Write(a.Counterparty, NpgsqlDbType.Text);
@@ -195,27 +168,14 @@ internal sealed class BatchWriter : IDisposable
                 copy.Write(a.MsgType, NpgsqlDbType.Text);
                 WriteNullable(copy, a.MessageId, NpgsqlDbType.Text);
                 copy.Write(a.Outcome, NpgsqlDbType.Text);
-                rows++;
-            }
-
-            copy.Complete();
-        }
-
-        using (var copy = _connection.BeginBinaryImport(
-                   "COPY rapidfix.cls (trade_date, confirm_id, investment_manager, executing_broker, account, isin, side, quantity, net_amount, currency, " +
-                   "settl_date, alloc_id, sent_at, trade_partition, trade_key) FROM STDIN (FORMAT BINARY)"))
-        {
-            for (int i = from; i < from + count; i++)
+            })
+        + CopyTable(records, from, count,
+            "cls (trade_date, confirm_id, investment_manager, executing_broker, account, isin, side, quantity, net_amount, currency, settl_date, " +
+            "alloc_id, sent_at, trade_partition, trade_key)",
+            r => r.Cls is not null,
+            (copy, r) =>
             {
-                var r = records[i];
-                if (r.Cls is not { } c)
-                {
-                    continue;
-                }
-
-                copy.StartRow();
-                copy.Write(r.Message!.TradeDate, NpgsqlDbType.Date);
-                copy.Write(c.ConfirmId, NpgsqlDbType.Text);
+                var c = r.Cls!;
                 copy.Write(c.InvestmentManager, NpgsqlDbType.Text);
                 copy.Write(c.ExecutingBroker, NpgsqlDbType.Text);
                 WriteNullable(copy, c.Account, NpgsqlDbType.Text);
@@ -227,31 +187,16 @@ internal sealed class BatchWriter : IDisposable
                 WriteNullable(copy, c.SettlDate, NpgsqlDbType.Date);
                 WriteNullable(copy, c.AllocId, NpgsqlDbType.Text);
                 WriteNullable(copy, c.SentAt, NpgsqlDbType.Timestamp);
-                copy.Write(r.Message.Partition, NpgsqlDbType.Integer);
+                copy.Write(r.Message!.Partition, NpgsqlDbType.Integer);
                 copy.Write(c.TradeKey, NpgsqlDbType.Text);
-                rows++;
-            }
-
-            copy.Complete();
-        }
-
-        using (var copy = _connection.BeginBinaryImport(
-                   "COPY rapidfix.match_exception (trade_date, source, generation, seq, participant, kind, ref_msg_type, ref_id, code, text, trade_key, " +
-                   "trade_partition, sent_at) FROM STDIN (FORMAT BINARY)"))
-        {
-            for (int i = from; i < from + count; i++)
+            },
+            keyedByConfirmId: true)
+        + CopyTable(records, from, count,
+            "match_exception (trade_date, source, generation, seq, participant, kind, ref_msg_type, ref_id, code, text, trade_key, trade_partition, sent_at)",
+            r => r.Exception is not null,
+            (copy, r) =>
             {
-                var r = records[i];
-                if (r.Exception is not { } x)
-                {
-                    continue;
-                }
-
-                copy.StartRow();
-                copy.Write(r.Message!.TradeDate, NpgsqlDbType.Date);
-                copy.Write(r.Source, NpgsqlDbType.Text);
-                copy.Write(r.Generation, NpgsqlDbType.Bigint);
-                copy.Write(r.Seq, NpgsqlDbType.Integer);
+                var x = r.Exception!;
                 copy.Write(x.Participant, NpgsqlDbType.Text);
                 copy.Write(x.Kind, NpgsqlDbType.Text);
                 WriteNullable(copy, x.RefMsgType, NpgsqlDbType.Text);
@@ -259,14 +204,45 @@ internal sealed class BatchWriter : IDisposable
                 WriteNullable(copy, x.Code, NpgsqlDbType.Text);
                 WriteNullable(copy, x.Text, NpgsqlDbType.Text);
                 WriteNullable(copy, x.TradeKey, NpgsqlDbType.Text);
-                copy.Write(r.Message.Partition, NpgsqlDbType.Integer);
+                copy.Write(r.Message!.Partition, NpgsqlDbType.Integer);
                 WriteNullable(copy, x.SentAt, NpgsqlDbType.Timestamp);
-                rows++;
+            });
+
+    /// <summary>
+    /// One binary COPY into <c>rapidfix.&lt;columns&gt;</c> of the records that have such a row. Every table starts with
+    /// the trade date and the record's key (source, generation, seq), except <c>cls</c>, keyed by trade date and CLS ID.
+    /// </summary>
+    private long CopyTable(List<RecordRows> records, int from, int count, string columns, Func<RecordRows, bool> has,
+        Action<NpgsqlBinaryImporter, RecordRows> write, bool keyedByConfirmId = false)
+    {
+        long rows = 0;
+        using var copy = _connection.BeginBinaryImport($"COPY rapidfix.{columns} FROM STDIN (FORMAT BINARY)");
+        for (int i = from; i < from + count; i++)
+        {
+            var r = records[i];
+            if (!has(r))
+            {
+                continue;
             }
 
-            copy.Complete();
+            copy.StartRow();
+            copy.Write(r.Message!.TradeDate, NpgsqlDbType.Date);
+            if (keyedByConfirmId)
+            {
+                copy.Write(r.Cls!.ConfirmId, NpgsqlDbType.Text);
+            }
+            else
+            {
+                copy.Write(r.Source, NpgsqlDbType.Text);
+                copy.Write(r.Generation, NpgsqlDbType.Bigint);
+                copy.Write(r.Seq, NpgsqlDbType.Integer);
+            }
+
+            write(copy, r);
+            rows++;
         }
 
+        copy.Complete();
         return rows;
     }
 

@@ -245,7 +245,8 @@ public sealed class PgCluster : IDisposable
         return users.Contains("postgres") ? "postgres" : users.Contains("nobody") ? "nobody" : null;
     }
 
-    private static int FreePort()
+    /// <summary>A TCP port free on 127.0.0.1 now.</summary>
+    internal static int FreePort()
     {
         using var listener = new TcpListener(IPAddress.Loopback, 0);
         listener.Start();

@@ -1,8 +1,7 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Net;
-using System.Net.Sockets;
 using System.Text;
+using RapidFix.Persistence;
 
 namespace RapidFix.Persister;
 
@@ -59,7 +58,7 @@ internal sealed class ServiceScenario : IDisposable
     {
         string config = Path.Combine(Work, "service.cfg");
         File.WriteAllText(config, Settings(Messages));
-        int port = FreePort();
+        int port = PgCluster.FreePort();
         var start = DotnetStart("RapidFix.MatchingService.dll", Work, "--config", config, "--port", port.ToString(CultureInfo.InvariantCulture),
             "--data-dir", DataDirectory, "--no-warm-up", "--business-date", BusinessDate.ToString(CultureInfo.InvariantCulture),
             "--log", Path.Combine(Work, "engine.log"));
@@ -178,13 +177,6 @@ internal sealed class ServiceScenario : IDisposable
         }
 
         return last;
-    }
-
-    private static int FreePort()
-    {
-        using var listener = new TcpListener(IPAddress.Loopback, 0);
-        listener.Start();
-        return ((IPEndPoint)listener.LocalEndpoint).Port;
     }
 
     public void Dispose()
