@@ -9,7 +9,7 @@ namespace RapidFix.Persister;
 /// <summary>
 /// The persister alone: journals written beforehand in the service's formats (an input journal with the seven
 /// messages of each trade, session stores with the acks and the CLS to both participants: 16 records a trade, the
-/// examples of docs/matching.md with their IDs numbered), then one persister into one throwaway PostgreSQL (fsync
+/// examples of docs/matching.md with their IDs and ISINs numbered), then one persister into one throwaway PostgreSQL (fsync
 /// on) from a cold start to the last row. Reports rows per second and the share of the persister's busy time spent
 /// waiting on the server.
 /// </summary>
@@ -82,7 +82,7 @@ internal static class Bench
         {
             string im = Managers[t % 2], eb = Brokers[(t / 2) % 2];
             string parties = $"453=2\u0001448={eb}\u0001447=D\u0001452=1\u0001448={im}\u0001447=D\u0001452=13";
-            string date = "20261123", isin = "SG1T75931496";
+            string date = "20261123", isin = $"SG{t:D10}"; // one matching key per trade, as the generator makes them
             string head(string type, string from) => $"8=FIX.4.4\u00019=0\u000135={type}\u000134={t}\u000149={from}\u000152=20261123-10:00:00.000\u000156=MATCH";
             void In(string from, string message)
             {
