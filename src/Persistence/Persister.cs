@@ -55,6 +55,7 @@ public sealed class Persister : IDisposable
     private readonly Thread[] _threads;
     private readonly ServerCounters[] _counters;
     private readonly CancellationTokenSource _stop = new();
+    private readonly ManualResetEventSlim _fatal = new();
     private volatile bool _drain;
 
     public Persister(PersisterOptions options)
@@ -75,6 +76,15 @@ public sealed class Persister : IDisposable
     }
 
     public IReadOnlyList<ServerCounters> Counters => _counters;
+
+    /// <summary>
+    /// Why a worker stopped for good (the first such error), or null. Set when a server refuses what a retry cannot
+    /// change; the other servers' workers keep going, and the caller decides (the run command exits 2).
+    /// </summary>
+    public string? Fatal { get; private set; }
+
+    /// <summary>Set when <see cref="Fatal"/> is.</summary>
+    public WaitHandle FatalHandle => _fatal.WaitHandle;
 
     public void Start()
     {
@@ -125,6 +135,14 @@ public sealed class Persister : IDisposable
                     return; // drained
                 }
             }
+            catch (Exception e) when (IsFatal(e))
+            {
+                // Waiting would not help: a database without the schema, a refused password, a missing privilege.
+                Fatal ??= $"{name}: {Reason(e)}";
+                _options.Log.WriteLine($"persister: {Fatal}; this server's worker stops");
+                _fatal.Set();
+                return;
+            }
             catch (Exception e) when (e is NpgsqlException or IOException or TimeoutException or InvalidOperationException)
             {
                 Interlocked.Increment(ref counters.Failures);
@@ -137,6 +155,15 @@ public sealed class Persister : IDisposable
             backoff = _options.MinBackoff;
         }
     }
+
+    /// <summary>
+    /// Errors a retry cannot cure: the schema is not this persister's (<see cref="SchemaMismatchException"/>), the
+    /// password or the role is refused (SQLSTATE class 28), a privilege is missing (42501), the database does not
+    /// exist (3D000). Everything else (connection refused or lost, server shutting down) is retried with back-off.
+    /// </summary>
+    private static bool IsFatal(Exception e) =>
+        e is SchemaMismatchException ||
+        e is PostgresException p && (p.SqlState.StartsWith("28", StringComparison.Ordinal) || p.SqlState is "42501" or "3D000");
 
     private static string Reason(Exception e) => e switch
     {
@@ -154,7 +181,7 @@ public sealed class Persister : IDisposable
         int version = Schema.Version(connection);
         if (version != Schema.LatestVersion)
         {
-            throw new InvalidOperationException($"the database is at schema version {version}, this persister needs {Schema.LatestVersion}: run the migrate command");
+            throw new SchemaMismatchException($"the database is at schema version {version}, this persister needs {Schema.LatestVersion}: run the migrate command");
         }
 
         var committed = writer.LoadPositions();
@@ -269,5 +296,9 @@ public sealed class Persister : IDisposable
         }
 
         _stop.Dispose();
+        _fatal.Dispose();
     }
 }
+
+/// <summary>The database's schema version is not the one this persister writes.</summary>
+public sealed class SchemaMismatchException(string message) : Exception(message);

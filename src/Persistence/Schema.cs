@@ -147,7 +147,9 @@ public static class Schema
 
     /// <summary>The schema version of a database (0: none), read by the persister at connection to refuse a stale one.</summary>
     public static int Version(NpgsqlConnection connection) =>
-        Convert.ToInt32(Scalar(connection, "SELECT coalesce((SELECT max(version) FROM rapidfix.schema_version), 0)"), System.Globalization.CultureInfo.InvariantCulture);
+        Scalar(connection, "SELECT to_regclass('rapidfix.schema_version') IS NOT NULL") is true
+            ? Convert.ToInt32(Scalar(connection, "SELECT coalesce(max(version), 0) FROM rapidfix.schema_version"), System.Globalization.CultureInfo.InvariantCulture)
+            : 0;
 
     /// <summary>
     /// Detaches every day partition of the daily tables older than <paramref name="before"/> (the tables stay, as

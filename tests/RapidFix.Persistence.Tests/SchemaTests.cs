@@ -60,6 +60,30 @@ public sealed class SchemaTests
         Assert.Equal(3 * 16, reader.GetInt64(1)); // kept as a plain table
     }
 
+    [PostgresFact]
+    public void A_database_without_the_schema_or_a_refused_password_stops_the_worker_with_the_reason_instead_of_retrying()
+    {
+        using var cluster = PgCluster.Create();
+        cluster.CreateDatabase("empty");
+        using var dir = new TempDir();
+        Bench.WriteJournals(dir.Path, trades: 1);
+        foreach (var (server, reason) in new[]
+                 {
+                     (cluster.ConnectionString("empty"), "schema version 0, this persister needs 1: run the migrate command"),
+                     (cluster.ConnectionString("empty", "postgres", "wrong"), "28P01"),
+                 })
+        {
+            var log = new LogBuffer();
+            using var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = dir.Path, Servers = [server], Log = log });
+            persister.Start();
+            Assert.True(persister.FatalHandle.WaitOne(TimeSpan.FromSeconds(60)), log.ToString());
+            persister.Drain();
+            Assert.Contains(reason, persister.Fatal);
+            Assert.Equal(0, persister.Counters[0].Failures); // not retried
+            Assert.DoesNotContain(cluster.SuperuserPassword, log.ToString());
+        }
+    }
+
     private static List<string> Names(NpgsqlConnection c, string sql)
     {
         using var command = new NpgsqlCommand(sql, c);

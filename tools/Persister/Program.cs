@@ -72,7 +72,7 @@ run.SetAction(parse => Guarded(() =>
             c.Cancel = true;
             stop.Set();
         });
-        stop.Wait();
+        WaitHandle.WaitAny([stop.WaitHandle, persister.FatalHandle]);
         persister.Stop();
     }
 
@@ -80,6 +80,12 @@ run.SetAction(parse => Guarded(() =>
     {
         var c = persister.Counters[i];
         Console.WriteLine($"server {i}: {c.Records} records, {c.Rows} rows, {c.Quarantined} quarantined, {c.Batches} transactions, {c.Failures} failed attempts");
+    }
+
+    if (persister.Fatal is { } fatal)
+    {
+        Console.Error.WriteLine($"persister: {fatal}");
+        return 2;
     }
 
     return 0;
