@@ -120,7 +120,7 @@ internal static class Faults
             Thread.Sleep(random.Next(400));
             child.Kill(entireProcessTree: true);
             child.WaitForExit();
-            log.WriteLine($"kill {point + 1}: persister killed with {Committed(rig.Admins[0])} records committed");
+            log.WriteLine($"kill {point + 1}: persister killed, journal positions at {Committed(rig.Admins[0])} (sum of the committed MsgSeqNums)");
         }
 
         drive.Wait();
