@@ -1,0 +1,181 @@
+using System.Globalization;
+using System.Text;
+
+namespace RapidFix.Persistence;
+
+/// <summary>
+/// The fields of a FIX message (tag=value, SOH between fields) that the persister stores in columns. A plain scan,
+/// no dictionary: the persister keeps the whole message in <c>fix_message.body</c> and only needs these to key,
+/// date and classify it. The first occurrence of a tag wins, except the parties, which are read as (448, 452) pairs.
+/// </summary>
+internal sealed class FixFields
+{
+    public string? MsgType, SenderCompId, TargetCompId, SendingTime, TradeDate, Isin, Side, Account, Quantity, NetAmount,
+        Currency, SettlDate, Text, RefMsgType, RefId, RefSeqNum, RejectCode, Status, ConfirmType, TradeReportId, AllocId,
+        ConfirmId, SettlInstMsgId;
+
+    public int MsgSeqNum;
+    public string? InvestmentManager, ExecutingBroker, AccountParty;
+
+    public static FixFields Parse(ReadOnlySpan<byte> message)
+    {
+        var f = new FixFields();
+        string? partyId = null;
+        int start = 0;
+        while (start < message.Length)
+        {
+            int end = message[start..].IndexOf((byte)1);
+            var field = end < 0 ? message[start..] : message.Slice(start, end);
+            start = end < 0 ? message.Length : start + end + 1;
+            int eq = field.IndexOf((byte)'=');
+            if (eq <= 0 || !TryTag(field[..eq], out int tag))
+            {
+                continue;
+            }
+
+            var value = field[(eq + 1)..];
+            switch (tag)
+            {
+                case 35: f.MsgType ??= S(value); break;
+                case 34: if (f.MsgSeqNum == 0) { _ = int.TryParse(value, NumberStyles.None, CultureInfo.InvariantCulture, out f.MsgSeqNum); } break;
+                case 49: f.SenderCompId ??= S(value); break;
+                case 56: f.TargetCompId ??= S(value); break;
+                case 52: f.SendingTime ??= S(value); break;
+                case 75: f.TradeDate ??= S(value); break;
+                case 48: f.Isin ??= S(value); break;
+                case 54: f.Side ??= S(value); break;
+                case 79: f.Account ??= S(value); break;
+                case 80: f.Quantity ??= S(value); break;
+                case 118: f.NetAmount ??= S(value); break;
+                case 15: f.Currency ??= S(value); break;
+                case 64: f.SettlDate ??= S(value); break;
+                case 58: f.Text ??= S(value); break;
+                case 372: f.RefMsgType ??= S(value); break;
+                case 379: f.RefId ??= S(value); break;
+                case 45: f.RefSeqNum ??= S(value); break;
+                case 571: f.TradeReportId ??= S(value); break;
+                case 70: f.AllocId ??= S(value); break;
+                case 664: f.ConfirmId ??= S(value); break;
+                case 777: f.SettlInstMsgId ??= S(value); break;
+                case 773: f.ConfirmType ??= S(value); break;
+                // The ack's status and reject code (AR 939/751, P 87/88, AU 940/774, j 380).
+                case 939 or 87 or 940: f.Status ??= S(value); break;
+                case 751 or 88 or 774 or 380: f.RejectCode ??= S(value); break;
+                case 448: partyId = S(value); break;
+                case 452:
+                    if (partyId is not null)
+                    {
+                        switch (S(value))
+                        {
+                            case "13": f.InvestmentManager ??= partyId; break;
+                            case "1": f.ExecutingBroker ??= partyId; break;
+                            case "24": f.AccountParty ??= partyId; break;
+                        }
+                    }
+
+                    partyId = null;
+                    break;
+            }
+        }
+
+        return f;
+    }
+
+    /// <summary>The participant's own ID of an input (AE 571, J 70, AK 664, T 777).</summary>
+    public string? InputId => MsgType switch
+    {
+        "AE" => TradeReportId,
+        "J" => AllocId,
+        "AK" => ConfirmId,
+        "T" => SettlInstMsgId,
+        _ => null,
+    };
+
+    /// <summary>The matching key of a trade (manager, broker, side, ISIN, trade date), when the message carries it.</summary>
+    public string? TradeKey =>
+        InvestmentManager is null || ExecutingBroker is null || Isin is null || TradeDate is null || Side is null
+            ? null
+            : $"{InvestmentManager}|{ExecutingBroker}|{Side}|{Isin}|{TradeDate}";
+
+    public static DateOnly? Date(string? yyyymmdd) =>
+        yyyymmdd is { Length: 8 } && DateOnly.TryParseExact(yyyymmdd, "yyyyMMdd", CultureInfo.InvariantCulture, DateTimeStyles.None, out var d) ? d : null;
+
+    /// <summary>A UTCTimestamp (YYYYMMDD-HH:MM:SS[.sss[sss[sss]]]), to microseconds (what PostgreSQL keeps); null when malformed.</summary>
+    public static DateTime? Timestamp(string? utc)
+    {
+        if (utc is null || utc.Length < 17 || utc[8] != '-' || utc[11] != ':' || utc[14] != ':')
+        {
+            return null;
+        }
+
+        if (!Digits(utc, 0, 4, out int year) || !Digits(utc, 4, 2, out int month) || !Digits(utc, 6, 2, out int day) ||
+            !Digits(utc, 9, 2, out int hour) || !Digits(utc, 12, 2, out int minute) || !Digits(utc, 15, 2, out int second) ||
+            month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(Math.Max(1, year), month) || hour > 23 || minute > 59 || second > 60)
+        {
+            return null;
+        }
+
+        long ticks = 0;
+        if (utc.Length > 18 && utc[17] == '.')
+        {
+            int digits = Math.Min(utc.Length - 18, 6);
+            if (!Digits(utc, 18, digits, out int fraction))
+            {
+                return null;
+            }
+
+            for (int i = digits; i < 7; i++)
+            {
+                fraction *= 10;
+            }
+
+            ticks = fraction;
+        }
+
+        return new DateTime(year, month, day, hour, minute, Math.Min(second, 59), DateTimeKind.Unspecified).AddTicks(ticks);
+    }
+
+    private static bool Digits(string s, int start, int count, out int value)
+    {
+        value = 0;
+        for (int i = start; i < start + count; i++)
+        {
+            if (s[i] is < '0' or > '9')
+            {
+                return false;
+            }
+
+            value = value * 10 + (s[i] - '0');
+        }
+
+        return count > 0;
+    }
+
+    public static decimal? Number(string? value) =>
+        decimal.TryParse(value, NumberStyles.AllowDecimalPoint | NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out var d) ? d : null;
+
+    // Latin-1 would map any byte; UTF-8 keeps what participants send readable. Bytes PostgreSQL refuses in text (NUL)
+    // stay in the string on purpose: the row is then quarantined with PostgreSQL's reason, and the raw message kept.
+    private static string S(ReadOnlySpan<byte> value) => Encoding.UTF8.GetString(value);
+
+    private static bool TryTag(ReadOnlySpan<byte> digits, out int tag)
+    {
+        tag = 0;
+        if (digits.Length > 9)
+        {
+            return false;
+        }
+
+        foreach (byte b in digits)
+        {
+            if (b is < (byte)'0' or > (byte)'9')
+            {
+                return false;
+            }
+
+            tag = tag * 10 + (b - '0');
+        }
+
+        return true;
+    }
+}

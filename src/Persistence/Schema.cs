@@ -1,0 +1,243 @@
+using Npgsql;
+
+namespace RapidFix.Persistence;
+
+/// <summary>
+/// The database schema (<c>rapidfix</c>), created and migrated by the tool: numbered migrations, each applied once in
+/// its own transaction and recorded in <c>rapidfix.schema_version</c>, under an advisory lock so two migrators never
+/// interleave. Running it again changes nothing. It also creates the two login roles (<c>rapidfix_writer</c>: may only
+/// insert into its tables, move its journal positions and create day partitions through
+/// <c>rapidfix.ensure_day</c>; <c>rapidfix_reader</c>: may only read) and grants them exactly that. docs/persistence.md.
+/// </summary>
+public static class Schema
+{
+    /// <summary>The writer role the persister connects as.</summary>
+    public const string WriterRole = "rapidfix_writer";
+
+    /// <summary>The read-only role of the query command.</summary>
+    public const string ReaderRole = "rapidfix_reader";
+
+    /// <summary>The tables partitioned by trade date (one partition a day).</summary>
+    public static readonly string[] DailyTables = ["fix_message", "audit", "cls", "match_exception"];
+
+    // Append only: a released migration is never edited, a change is a new one.
+    private static readonly string[] Migrations =
+    [
+        // 1: the tables, their indexes, the partition function.
+        """
+        CREATE TABLE rapidfix.fix_message (
+            trade_date date NOT NULL, source text NOT NULL, generation bigint NOT NULL, seq integer NOT NULL,
+            direction "char" NOT NULL, participant text NOT NULL, msg_type text NOT NULL, msg_seq_num integer,
+            sending_time timestamp, trade_partition integer NOT NULL, trade_key text, message_id text, ref_id text,
+            body bytea NOT NULL,
+            PRIMARY KEY (trade_date, source, generation, seq)
+        ) PARTITION BY RANGE (trade_date);
+        CREATE INDEX fix_message_trade_key ON rapidfix.fix_message (trade_key, trade_date);
+        CREATE INDEX fix_message_message_id ON rapidfix.fix_message (message_id, participant);
+        CREATE INDEX fix_message_ref_id ON rapidfix.fix_message (ref_id, participant);
+
+        CREATE TABLE rapidfix.audit (
+            trade_date date NOT NULL, source text NOT NULL, generation bigint NOT NULL, seq integer NOT NULL,
+            at timestamp, actor text NOT NULL, counterparty text NOT NULL, action text NOT NULL, msg_type text NOT NULL,
+            message_id text, outcome text NOT NULL,
+            PRIMARY KEY (trade_date, source, generation, seq)
+        ) PARTITION BY RANGE (trade_date);
+        CREATE INDEX audit_actor ON rapidfix.audit (actor, at);
+
+        CREATE TABLE rapidfix.cls (
+            trade_date date NOT NULL, confirm_id text NOT NULL, investment_manager text NOT NULL,
+            executing_broker text NOT NULL, account text, isin text, side "char", quantity numeric, net_amount numeric,
+            currency text, settl_date date, alloc_id text, sent_at timestamp, trade_partition integer NOT NULL,
+            trade_key text NOT NULL,
+            PRIMARY KEY (trade_date, confirm_id)
+        ) PARTITION BY RANGE (trade_date);
+        CREATE INDEX cls_manager ON rapidfix.cls (investment_manager, trade_date);
+        CREATE INDEX cls_broker ON rapidfix.cls (executing_broker, trade_date);
+        CREATE INDEX cls_trade_key ON rapidfix.cls (trade_key);
+        CREATE INDEX cls_alloc_id ON rapidfix.cls (alloc_id);
+
+        CREATE TABLE rapidfix.match_exception (
+            trade_date date NOT NULL, source text NOT NULL, generation bigint NOT NULL, seq integer NOT NULL,
+            participant text NOT NULL, kind text NOT NULL, ref_msg_type text, ref_id text, code text, text text,
+            trade_key text, trade_partition integer NOT NULL, sent_at timestamp,
+            PRIMARY KEY (trade_date, source, generation, seq)
+        ) PARTITION BY RANGE (trade_date);
+        CREATE INDEX match_exception_trade_key ON rapidfix.match_exception (trade_key);
+        CREATE INDEX match_exception_participant ON rapidfix.match_exception (participant, trade_date);
+
+        CREATE TABLE rapidfix.quarantine (
+            id bigserial PRIMARY KEY, source text NOT NULL, generation bigint NOT NULL, seq integer NOT NULL,
+            reason text NOT NULL, sql_state text, payload bytea NOT NULL, quarantined_at timestamptz NOT NULL DEFAULT now()
+        );
+
+        CREATE TABLE rapidfix.journal_position (
+            source text PRIMARY KEY, generation bigint NOT NULL, seq integer NOT NULL, updated_at timestamptz NOT NULL
+        );
+
+        CREATE FUNCTION rapidfix.ensure_day(d date) RETURNS void
+        LANGUAGE plpgsql SECURITY DEFINER SET search_path = rapidfix, pg_temp AS $$
+        DECLARE
+            t text;
+            child text;
+        BEGIN
+            PERFORM pg_advisory_xact_lock(hashtext('rapidfix.ensure_day'));
+            FOREACH t IN ARRAY ARRAY['fix_message', 'audit', 'cls', 'match_exception'] LOOP
+                child := t || '_' || to_char(d, 'YYYYMMDD');
+                -- A detached day keeps its name: it is not recreated, and rows for it are refused (quarantined).
+                IF to_regclass('rapidfix.' || quote_ident(child)) IS NULL THEN
+                    EXECUTE format('CREATE TABLE rapidfix.%I PARTITION OF rapidfix.%I FOR VALUES FROM (%L) TO (%L)', child, t, d, d + 1);
+                END IF;
+            END LOOP;
+        END $$;
+        REVOKE ALL ON FUNCTION rapidfix.ensure_day(date) FROM PUBLIC;
+        """,
+    ];
+
+    /// <summary>The version a fully migrated database has.</summary>
+    public static int LatestVersion => Migrations.Length;
+
+    /// <summary>
+    /// Creates or migrates the schema and the roles through <paramref name="adminConnectionString"/> (a role that may
+    /// create schemas and roles). Passwords of the two roles are set when given (from the environment, never logged).
+    /// Returns the migrations applied now (0 when the database was already current).
+    /// </summary>
+    public static int Migrate(string adminConnectionString, string? writerPassword, string? readerPassword)
+    {
+        using var connection = new NpgsqlConnection(adminConnectionString);
+        connection.Open();
+        Execute(connection, "SELECT pg_advisory_lock(hashtext('rapidfix.migrate'))");
+        try
+        {
+            Execute(connection, "CREATE SCHEMA IF NOT EXISTS rapidfix");
+            Execute(connection, "CREATE TABLE IF NOT EXISTS rapidfix.schema_version (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())");
+            int current = Convert.ToInt32(Scalar(connection, "SELECT coalesce(max(version), 0) FROM rapidfix.schema_version"), System.Globalization.CultureInfo.InvariantCulture);
+            int applied = 0;
+            for (int v = current + 1; v <= Migrations.Length; v++)
+            {
+                using var tx = connection.BeginTransaction();
+                Execute(connection, Migrations[v - 1], tx);
+                using (var record = new NpgsqlCommand("INSERT INTO rapidfix.schema_version (version) VALUES ($1)", connection, tx))
+                {
+                    record.Parameters.Add(new NpgsqlParameter { Value = v });
+                    record.ExecuteNonQuery();
+                }
+
+                tx.Commit();
+                applied++;
+            }
+
+            EnsureRole(connection, WriterRole, writerPassword);
+            EnsureRole(connection, ReaderRole, readerPassword);
+            Execute(connection, $"""
+                GRANT USAGE ON SCHEMA rapidfix TO {WriterRole}, {ReaderRole};
+                GRANT SELECT ON ALL TABLES IN SCHEMA rapidfix TO {ReaderRole};
+                GRANT INSERT ON rapidfix.fix_message, rapidfix.audit, rapidfix.cls, rapidfix.match_exception, rapidfix.quarantine TO {WriterRole};
+                GRANT USAGE ON SEQUENCE rapidfix.quarantine_id_seq TO {WriterRole};
+                GRANT SELECT, INSERT, UPDATE ON rapidfix.journal_position TO {WriterRole};
+                GRANT SELECT ON rapidfix.schema_version TO {WriterRole};
+                GRANT EXECUTE ON FUNCTION rapidfix.ensure_day(date) TO {WriterRole};
+                """);
+            return applied;
+        }
+        finally
+        {
+            Execute(connection, "SELECT pg_advisory_unlock(hashtext('rapidfix.migrate'))");
+        }
+    }
+
+    /// <summary>The schema version of a database (0: none), read by the persister at connection to refuse a stale one.</summary>
+    public static int Version(NpgsqlConnection connection) =>
+        Scalar(connection, "SELECT to_regclass('rapidfix.schema_version') IS NOT NULL") is true
+            ? Convert.ToInt32(Scalar(connection, "SELECT coalesce(max(version), 0) FROM rapidfix.schema_version"), System.Globalization.CultureInfo.InvariantCulture)
+            : 0;
+
+    /// <summary>
+    /// Detaches every day partition of the daily tables older than <paramref name="before"/> (the tables stay, as
+    /// plain tables named <c>&lt;table&gt;_YYYYMMDD</c>, for archiving or dropping). Returns the partitions detached.
+    /// </summary>
+    public static List<string> DetachBefore(string adminConnectionString, DateOnly before)
+    {
+        using var connection = new NpgsqlConnection(adminConnectionString);
+        connection.Open();
+        var detached = new List<string>();
+        foreach (var table in DailyTables)
+        {
+            var children = new List<string>();
+            using (var list = new NpgsqlCommand(
+                "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = to_regclass('rapidfix.' || $1)", connection))
+            {
+                list.Parameters.Add(new NpgsqlParameter { Value = table });
+                using var reader = list.ExecuteReader();
+                while (reader.Read())
+                {
+                    children.Add(reader.GetString(0));
+                }
+            }
+
+            foreach (var child in children)
+            {
+                string suffix = child[(table.Length + 1)..];
+                if (DateOnly.TryParseExact(suffix, "yyyyMMdd", out var day) && day < before)
+                {
+                    Execute(connection, $"ALTER TABLE rapidfix.{Sql.Identifier(table)} DETACH PARTITION rapidfix.{Sql.Identifier(child)}");
+                    detached.Add(child);
+                }
+            }
+        }
+
+        return detached;
+    }
+
+    private static void EnsureRole(NpgsqlConnection connection, string role, string? password)
+    {
+        using (var exists = new NpgsqlCommand("SELECT 1 FROM pg_roles WHERE rolname = $1", connection))
+        {
+            exists.Parameters.Add(new NpgsqlParameter { Value = role });
+            if (exists.ExecuteScalar() is null)
+            {
+                Execute(connection, $"CREATE ROLE {role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOINHERIT");
+            }
+        }
+
+        if (password is not null)
+        {
+            // DDL takes no parameters: the server quotes the password (format %L) from a bound parameter.
+            string statement;
+            using (var build = new NpgsqlCommand("SELECT format('ALTER ROLE %I PASSWORD %L', $1::text, $2::text)", connection))
+            {
+                build.Parameters.Add(new NpgsqlParameter { Value = role });
+                build.Parameters.Add(new NpgsqlParameter { Value = password });
+                statement = (string)build.ExecuteScalar()!;
+            }
+
+            Execute(connection, statement);
+        }
+    }
+
+    internal static void Execute(NpgsqlConnection connection, string sql, NpgsqlTransaction? tx = null)
+    {
+        using var command = new NpgsqlCommand(sql, connection, tx);
+        command.ExecuteNonQuery();
+    }
+
+    internal static object? Scalar(NpgsqlConnection connection, string sql)
+    {
+        using var command = new NpgsqlCommand(sql, connection);
+        return command.ExecuteScalar();
+    }
+}
+
+/// <summary>SQL text helpers for the few statements that cannot take parameters (DDL).</summary>
+internal static class Sql
+{
+    /// <summary>A quoted identifier; only letters, digits and underscores are accepted (names the tool makes).</summary>
+    public static string Identifier(string name)
+    {
+        if (name.Length == 0 || !name.All(c => char.IsAsciiLetterOrDigit(c) || c == '_'))
+        {
+            throw new ArgumentException($"not a plain identifier: {name}", nameof(name));
+        }
+
+        return "\"" + name + "\"";
+    }
+}

@@ -1,0 +1,99 @@
+using Npgsql;
+using RapidFix.Persister;
+
+namespace RapidFix.Persistence.Tests;
+
+/// <summary>Migrations, the writer's least privilege, day partitions and their detachment, on a throwaway cluster.</summary>
+[Collection(nameof(PersisterProcesses))]
+public sealed class SchemaTests
+{
+    [PostgresFact]
+    public void Migrating_again_changes_nothing_and_the_writer_may_only_write_its_tables()
+    {
+        using var rig = Rig.Create(1);
+        string admin = rig.Admins[0];
+        Assert.Equal(0, Schema.Migrate(admin, null, null)); // already current: idempotent
+
+        using var writer = new NpgsqlConnection(rig.Writers[0]);
+        writer.Open();
+        Assert.Equal(Schema.LatestVersion, Schema.Version(writer));
+        foreach (var forbidden in new[]
+                 {
+                     "DELETE FROM rapidfix.fix_message",
+                     "UPDATE rapidfix.cls SET quantity = 0",
+                     "SELECT count(*) FROM rapidfix.fix_message",
+                     "DROP TABLE rapidfix.audit",
+                     "CREATE TABLE rapidfix.mine (x int)",
+                     "CREATE TABLE public.mine (x int)",
+                 })
+        {
+            using var command = new NpgsqlCommand(forbidden, writer);
+            var e = Assert.Throws<PostgresException>(() => command.ExecuteNonQuery());
+            Assert.True(e.SqlState is "42501" or "42P01", $"{forbidden}: {e.SqlState} {e.MessageText}"); // insufficient privilege
+        }
+    }
+
+    [PostgresFact]
+    public void Rows_of_a_new_day_get_their_partition_and_old_days_can_be_detached()
+    {
+        using var rig = Rig.Create(1);
+        using var dir = new TempDir();
+        Bench.WriteJournals(dir.Path, trades: 3);
+        using (var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = dir.Path, Servers = rig.Writers }))
+        {
+            persister.Start();
+            persister.Drain();
+        }
+
+        using var admin = new NpgsqlConnection(rig.Admins[0]);
+        admin.Open();
+        var partitions = Names(admin, "SELECT c.relname FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid WHERE i.inhparent = 'rapidfix.cls'::regclass");
+        Assert.Equal(["cls_20261123", "cls_20261124"], partitions.Order()); // the trade date and one day ahead
+
+        var detached = Schema.DetachBefore(rig.Admins[0], new DateOnly(2026, 11, 24));
+        Assert.Equal(4, detached.Count);
+        Assert.Contains("fix_message_20261123", detached);
+        using var count = new NpgsqlCommand("SELECT (SELECT count(*) FROM rapidfix.fix_message), (SELECT count(*) FROM rapidfix.fix_message_20261123)", admin);
+        using var reader = count.ExecuteReader();
+        Assert.True(reader.Read());
+        Assert.Equal(0, reader.GetInt64(0)); // no longer part of the table
+        Assert.Equal(3 * 16, reader.GetInt64(1)); // kept as a plain table
+    }
+
+    [PostgresFact]
+    public void A_database_without_the_schema_or_a_refused_password_stops_the_worker_with_the_reason_instead_of_retrying()
+    {
+        using var cluster = PgCluster.Create();
+        cluster.CreateDatabase("empty");
+        using var dir = new TempDir();
+        Bench.WriteJournals(dir.Path, trades: 1);
+        foreach (var (server, reason) in new[]
+                 {
+                     (cluster.ConnectionString("empty"), "schema version 0, this persister needs 1: run the migrate command"),
+                     (cluster.ConnectionString("empty", "postgres", "wrong"), "28P01"),
+                 })
+        {
+            var log = new LogBuffer();
+            using var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = dir.Path, Servers = [server], Log = log });
+            persister.Start();
+            Assert.True(persister.FatalHandle.WaitOne(TimeSpan.FromSeconds(60)), log.ToString());
+            persister.Drain();
+            Assert.Contains(reason, persister.Fatal);
+            Assert.Equal(0, persister.Counters[0].Failures); // not retried
+            Assert.DoesNotContain(cluster.SuperuserPassword, log.ToString());
+        }
+    }
+
+    private static List<string> Names(NpgsqlConnection c, string sql)
+    {
+        using var command = new NpgsqlCommand(sql, c);
+        using var reader = command.ExecuteReader();
+        var names = new List<string>();
+        while (reader.Read())
+        {
+            names.Add(reader.GetString(0));
+        }
+
+        return names;
+    }
+}

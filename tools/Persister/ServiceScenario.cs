@@ -1,0 +1,191 @@
+using System.Diagnostics;
+using System.Globalization;
+using System.Text;
+using RapidFix.Persistence;
+
+namespace RapidFix.Persister;
+
+/// <summary>One trade's expected outcome, as <c>tools/TradeDriver generate</c> writes it in expected.csv.</summary>
+internal sealed record Expectation(int Trade, string Kind, int Cls, int Exceptions, int Acks);
+
+/// <summary>
+/// A real run of the matching service to persist: <c>TradeDriver generate</c> writes a set and its expected
+/// outcomes, the service's own executable runs on a data directory, <c>TradeDriver verify</c> sends the set through
+/// FIX sessions and checks the answers; the service's journals are then what the persister reads. The three are
+/// child processes, run as users run them (their executables are copied beside this one).
+/// </summary>
+internal sealed class ServiceScenario : IDisposable
+{
+    private Process? _service;
+
+    private ServiceScenario(string work, List<Expectation> expected, int messages)
+    {
+        Work = work;
+        Expected = expected;
+        Messages = messages;
+    }
+
+    public string Work { get; }
+
+    /// <summary>The service's data directory (input journal and session stores): what the persister tails.</summary>
+    public string DataDirectory => Path.Combine(Work, "data");
+
+    public List<Expectation> Expected { get; }
+
+    /// <summary>Messages in the set (inputs the service journals).</summary>
+    public int Messages { get; }
+
+    /// <summary>Business date of the run (the service's input journal records it; trade dates run back from it).</summary>
+    public const int BusinessDate = 20261123;
+
+    /// <summary>Generates a set of <paramref name="trades"/> trades (every kind of the generator) under <paramref name="work"/>.</summary>
+    public static ServiceScenario Generate(string work, int trades, int seed, TextWriter log)
+    {
+        Directory.CreateDirectory(work);
+        string set = Path.Combine(work, "set");
+        Run(log, "RapidFix.TradeDriver.dll", work, "generate", "--trades", trades.ToString(CultureInfo.InvariantCulture), "--seed",
+            seed.ToString(CultureInfo.InvariantCulture), "--out", set, "--duplicates", "0.05", "--amendments", "0.05", "--cancels", "0.05", "--bad", "0.15");
+        var expected = File.ReadLines(Path.Combine(set, "expected.csv")).Skip(1).Select(l => l.Split(','))
+            .Select(c => new Expectation(int.Parse(c[0], CultureInfo.InvariantCulture), c[1], int.Parse(c[2], CultureInfo.InvariantCulture),
+                int.Parse(c[3], CultureInfo.InvariantCulture), int.Parse(c[4], CultureInfo.InvariantCulture)))
+            .ToList();
+        int messages = File.ReadLines(Path.Combine(set, "messages.fix")).Count(l => l.Length > 0);
+        return new ServiceScenario(work, expected, messages);
+    }
+
+    /// <summary>Starts the service on the data directory and returns once it listens.</summary>
+    public int StartService(TextWriter log)
+    {
+        string config = Path.Combine(Work, "service.cfg");
+        File.WriteAllText(config, Settings(Messages));
+        int port = PgCluster.FreePort();
+        var start = DotnetStart("RapidFix.MatchingService.dll", Work, "--config", config, "--port", port.ToString(CultureInfo.InvariantCulture),
+            "--data-dir", DataDirectory, "--no-warm-up", "--business-date", BusinessDate.ToString(CultureInfo.InvariantCulture),
+            "--log", Path.Combine(Work, "engine.log"));
+        _service = Process.Start(start)!;
+        _service.ErrorDataReceived += (_, e) =>
+        {
+            if (e.Data is { } line)
+            {
+                log.WriteLine("service: " + line);
+            }
+        };
+        _service.BeginErrorReadLine();
+        var deadline = DateTime.UtcNow.AddSeconds(120);
+        while (_service.StandardOutput.ReadLine() is { } line)
+        {
+            if (line.StartsWith("ready:", StringComparison.Ordinal))
+            {
+                // Keep reading (synchronously, as above) so that the service never blocks on a full pipe.
+                var stdout = _service.StandardOutput;
+                _ = Task.Run(() =>
+                {
+                    while (stdout.ReadLine() is { } more)
+                    {
+                        log.WriteLine("service: " + more);
+                    }
+                });
+                return port;
+            }
+
+            if (DateTime.UtcNow > deadline)
+            {
+                break;
+            }
+        }
+
+        throw new InvalidOperationException($"the matching service did not start (exit {(_service.HasExited ? _service.ExitCode : -1)})");
+    }
+
+    /// <summary>Sends the set through the service (<c>TradeDriver verify</c>); the driver itself checks every answer against expected.csv.</summary>
+    public string Drive(int port, TextWriter log)
+    {
+        string last = Run(log, "RapidFix.TradeDriver.dll", Work, "verify", "--input", Path.Combine(Work, "set"), "--host", "127.0.0.1", "--port",
+            port.ToString(CultureInfo.InvariantCulture), "--timeout", "300");
+        return last;
+    }
+
+    /// <summary>Stops the service cleanly (SIGTERM), so its journals are complete.</summary>
+    public void StopService()
+    {
+        if (_service is { HasExited: false } service)
+        {
+            Process.Start("kill", $"-TERM {service.Id}")!.WaitForExit();
+            if (!service.WaitForExit(60_000))
+            {
+                service.Kill(entireProcessTree: true);
+            }
+        }
+
+        _service?.Dispose();
+        _service = null;
+    }
+
+    /// <summary>The service's settings: one session per demo participant, stores sized for the set, OsOnly flushes (survive a process crash).</summary>
+    private static string Settings(int messages)
+    {
+        long perParticipant = Math.Max(100_000, messages);
+        var text = new StringBuilder();
+        text.AppendLine("[DEFAULT]\nConnectionType=acceptor\nSocketAcceptHost=127.0.0.1\nSocketAcceptPort=5010\nStartTime=00:00:00\nEndTime=00:00:00");
+        text.AppendLine("FileStorePath=store\nStoreSyncBeforeSend=Y\nStoreFlushPolicy=OsOnly\nOutboundQueueDepth=65536");
+        text.AppendLine($"StoreMaxMessages={perParticipant}\nStoreMaxBytes={Math.Min(int.MaxValue - 1, perParticipant * 600)}");
+        foreach (var p in new[] { "IM1", "IM2", "EB1", "EB2" })
+        {
+            text.AppendLine($"[SESSION]\nBeginString=FIX.4.4\nSenderCompID=MATCH\nTargetCompID={p}");
+        }
+
+        return text.ToString();
+    }
+
+    internal static ProcessStartInfo DotnetStart(string dll, string workingDirectory, params string[] arguments)
+    {
+        string path = Path.Combine(AppContext.BaseDirectory, dll);
+        if (!File.Exists(path))
+        {
+            throw new FileNotFoundException($"not built beside the persister: {path}");
+        }
+
+        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+            WorkingDirectory = workingDirectory,
+        };
+        start.ArgumentList.Add("exec");
+        start.ArgumentList.Add(path);
+        foreach (var a in arguments)
+        {
+            start.ArgumentList.Add(a);
+        }
+
+        return start;
+    }
+
+    /// <summary>Runs a tool to its end; throws with its output when it fails; returns its last line.</summary>
+    private static string Run(TextWriter log, string dll, string work, params string[] arguments)
+    {
+        using var process = Process.Start(DotnetStart(dll, work, arguments))!;
+        var error = process.StandardError.ReadToEndAsync();
+        string output = process.StandardOutput.ReadToEnd();
+        process.WaitForExit();
+        string last = output.TrimEnd().Split('\n').LastOrDefault() ?? "";
+        log.WriteLine($"{Path.GetFileNameWithoutExtension(dll)} {arguments[0]}: {last}");
+        if (process.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"{dll} {arguments[0]} failed (exit {process.ExitCode}): {output.Trim()} {error.Result.Trim()}");
+        }
+
+        return last;
+    }
+
+    public void Dispose()
+    {
+        if (_service is { HasExited: false } service)
+        {
+            service.Kill(entireProcessTree: true);
+        }
+
+        _service?.Dispose();
+    }
+}
