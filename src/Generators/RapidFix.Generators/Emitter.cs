@@ -265,7 +265,7 @@ internal sealed class Emitter
             string getter = Getter(f.Kind);
             Line($"/// <summary>{f.Name} ({f.Tag}), {required}; default when absent.</summary>");
             Line($"public {type} {name} => _m.{getter}(_s, {f.Tag}, out var v) ? v : default;");
-            Line($"/// <summary>{f.Name} ({f.Tag}): false when absent or not of its type.</summary>");
+            Line($"/// <summary>{f.Name} ({f.Tag}) when present.</summary>");
             Line($"public bool TryGet{name}(out {type} value) => _m.{getter}(_s, {f.Tag}, out value);");
         }
     }
@@ -360,7 +360,7 @@ internal sealed class Emitter
                 continue;
             }
 
-            string doc = $"/// <summary>Writes {f.Name} ({f.Tag}).</summary>";
+            string doc = $"/// <summary>{f.Name} ({f.Tag}).</summary>";
             Line(doc);
             Line($"public {self} {name}(scoped ReadOnlySpan<byte> value)");
             Body($"_w.Add({f.Tag}, value);");
