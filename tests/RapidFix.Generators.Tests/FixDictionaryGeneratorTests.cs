@@ -221,19 +221,22 @@ public class FixDictionaryGeneratorTests
         Assert.Empty(run.CompileErrors);
     }
 
+    /// <summary>
+    /// Every built-in dictionary generates without a problem; the small ones are compiled here, FIX 4.2, 4.4 and 5.0 SP2
+    /// by the build of RapidFix.Messages.*, and the rest are checked for syntax (binding them takes minutes).
+    /// </summary>
     [Fact]
-    public void Every_standard_dictionary_generates_code_that_compiles()
+    public void Every_standard_dictionary_generates_code_without_errors()
     {
-        var files = StandardDictionaries.Names
-            .Select(name => ($"{name}.xml", ReadStandard(name)))
-            .ToArray();
-        foreach (var file in files)
+        foreach (string name in StandardDictionaries.Names)
         {
-            var run = GeneratorHarness.Run("", new() { ["build_property.RootNamespace"] = "Std" }, file);
+            bool bind = name is "FIX40" or "FIX41" or "FIXT11";
+            var run = GeneratorHarness.Run("", new() { ["build_property.RootNamespace"] = "Std" }, bind, ($"{name}.xml", ReadStandard(name)));
 
             Assert.Null(run.GeneratorException);
-            Assert.DoesNotContain(run.GeneratorDiagnostics, d => d.Severity == DiagnosticSeverity.Error);
+            Assert.Empty(run.GeneratorDiagnostics);
             Assert.Empty(run.CompileErrors);
+            Assert.Equal(6, run.Sources.Count);
         }
     }
 
