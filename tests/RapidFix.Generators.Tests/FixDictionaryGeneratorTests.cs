@@ -110,7 +110,7 @@ public class FixDictionaryGeneratorTests
     [Fact]
     public void A_custom_dictionary_with_a_custom_field_gets_accessors_that_read_the_message()
     {
-        var run = GeneratorHarness.Run(Probe, new() { ["build_property.RootNamespace"] = "Firm" }, ("firm44.xml", CustomDictionary));
+        var run = GeneratorHarness.RunWith(Probe, new() { ["build_property.RootNamespace"] = "Firm" }, bind: true, ("firm44.xml", CustomDictionary));
 
         Assert.Null(run.GeneratorException);
         Assert.Empty(run.GeneratorDiagnostics);
@@ -129,7 +129,7 @@ public class FixDictionaryGeneratorTests
     [Fact]
     public void A_MsgType_longer_than_one_byte_is_packed_as_the_engine_packs_it()
     {
-        var run = GeneratorHarness.Run("", new() { ["build_property.RapidFixMessagesNamespace"] = "Firm" }, ("firm44.xml", CustomDictionary));
+        var run = GeneratorHarness.RunWith("", new() { ["build_property.RapidFixMessagesNamespace"] = "Firm" }, bind: true, ("firm44.xml", CustomDictionary));
 
         string msgTypes = run.Sources["Firm.Fix44.MsgTypes.g.cs"];
         Assert.Contains($"public const ulong DeskPing = {MsgTypeKey.Pack("U100"u8)}UL;", msgTypes, StringComparison.Ordinal);
@@ -139,7 +139,7 @@ public class FixDictionaryGeneratorTests
     [Fact]
     public void Namespace_metadata_on_the_file_names_the_whole_namespace()
     {
-        var run = GeneratorHarness.Run("", new() { ["firm44.xml|build_metadata.AdditionalFiles.RapidFixNamespace"] = "Firm.Dialects.Equities" }, ("firm44.xml", CustomDictionary));
+        var run = GeneratorHarness.RunWith("", new() { ["firm44.xml|build_metadata.AdditionalFiles.RapidFixNamespace"] = "Firm.Dialects.Equities" }, bind: true, ("firm44.xml", CustomDictionary));
 
         Assert.Empty(run.CompileErrors);
         Assert.Contains("Firm.Dialects.Equities.Messages.g.cs", run.Sources.Keys);
@@ -176,7 +176,7 @@ public class FixDictionaryGeneratorTests
         string dangling = CustomDictionary
             .Replace("<field name=\"Side\" required=\"Y\"/>", "<field name=\"Side\" required=\"Y\"/><field name=\"NoSuchField\" required=\"N\"/><component name=\"NoSuchComponent\" required=\"N\"/>", StringComparison.Ordinal);
 
-        var run = GeneratorHarness.Run("", new() { ["build_property.RootNamespace"] = "Firm" }, ("firm44.xml", dangling));
+        var run = GeneratorHarness.RunWith("", new() { ["build_property.RootNamespace"] = "Firm" }, bind: true, ("firm44.xml", dangling));
 
         Assert.Null(run.GeneratorException);
         Assert.Equal(2, run.GeneratorDiagnostics.Count(d => d.Id == "RFX002" && d.Severity == DiagnosticSeverity.Warning));
@@ -194,7 +194,7 @@ public class FixDictionaryGeneratorTests
             "<field name=\"Symbol\" required=\"Y\"/><component name=\"Instrument\" required=\"N\"/>",
             StringComparison.Ordinal);
 
-        var run = GeneratorHarness.Run("", new() { ["build_property.RootNamespace"] = "Firm" }, ("firm44.xml", cyclic));
+        var run = GeneratorHarness.RunWith("", new() { ["build_property.RootNamespace"] = "Firm" }, bind: true, ("firm44.xml", cyclic));
 
         Assert.Null(run.GeneratorException);
         Assert.Contains(run.GeneratorDiagnostics, d => d.Id == "RFX002" && d.GetMessage().Contains("Instrument", StringComparison.Ordinal));
@@ -215,7 +215,7 @@ public class FixDictionaryGeneratorTests
     {
         string odd = CustomDictionary.Replace("name=\"DeskTag\" type", "name=\"Desk Tag\" type", StringComparison.Ordinal);
 
-        var run = GeneratorHarness.Run("", new() { ["build_property.RootNamespace"] = "Firm" }, ("firm44.xml", odd));
+        var run = GeneratorHarness.RunWith("", new() { ["build_property.RootNamespace"] = "Firm" }, bind: true, ("firm44.xml", odd));
 
         Assert.Contains(run.GeneratorDiagnostics, d => d.Id == "RFX002" && d.GetMessage().Contains("Desk Tag", StringComparison.Ordinal));
         Assert.Empty(run.CompileErrors);
@@ -231,7 +231,7 @@ public class FixDictionaryGeneratorTests
         foreach (string name in StandardDictionaries.Names)
         {
             bool bind = name is "FIX40" or "FIX41" or "FIXT11";
-            var run = GeneratorHarness.Run("", new() { ["build_property.RootNamespace"] = "Std" }, bind, ($"{name}.xml", ReadStandard(name)));
+            var run = GeneratorHarness.RunWith("", new() { ["build_property.RootNamespace"] = "Std" }, bind, ($"{name}.xml", ReadStandard(name)));
 
             Assert.Null(run.GeneratorException);
             Assert.Empty(run.GeneratorDiagnostics);

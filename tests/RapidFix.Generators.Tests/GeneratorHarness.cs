@@ -23,13 +23,13 @@ internal static class GeneratorHarness
 
     /// <summary>The generator's output and the compilation of it with <paramref name="userCode"/>.</summary>
     public static GeneratorRun Run(string userCode, params (string Path, string Text)[] files) =>
-        Run(userCode, new Dictionary<string, string>(), files);
+        RunWith(userCode, [], bind: true, files);
 
-    public static GeneratorRun Run(string userCode, Dictionary<string, string> globalOptions, params (string Path, string Text)[] files) =>
-        Run(userCode, globalOptions, bind: true, files);
-
+    /// <param name="userCode">Code compiled with the generated code.</param>
+    /// <param name="options">Build properties ("build_property.X") and, as "path|build_metadata.AdditionalFiles.X", file metadata.</param>
     /// <param name="bind">False: only the generated code's syntax is checked (binding megabytes of it takes minutes).</param>
-    public static GeneratorRun Run(string userCode, Dictionary<string, string> globalOptions, bool bind, params (string Path, string Text)[] files)
+    /// <param name="files">The AdditionalFiles.</param>
+    public static GeneratorRun RunWith(string userCode, Dictionary<string, string> options, bool bind, params (string Path, string Text)[] files)
     {
         var compilation = CSharpCompilation.Create(
             "Generated" + Guid.NewGuid().ToString("N"),
@@ -40,9 +40,9 @@ internal static class GeneratorHarness
             [new FixDictionaryGenerator().AsSourceGenerator()],
             files.Select(f => (AdditionalText)new InMemoryText(f.Path, f.Text)),
             new CSharpParseOptions(LanguageVersion.Preview),
-            new Options(globalOptions));
-        driver = driver.RunGeneratorsAndUpdateCompilation(compilation, out var output, out var generatorDiagnostics);
-        var result = driver.GetRunResult();
+            new Options(options));
+        var ran = driver.RunGeneratorsAndUpdateCompilation(compilation, out var output, out var generatorDiagnostics);
+        var result = ran.GetRunResult();
         return new GeneratorRun(
             output,
             generatorDiagnostics,
