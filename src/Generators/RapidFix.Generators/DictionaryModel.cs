@@ -18,40 +18,11 @@ internal enum FieldKind
     NumInGroup,
 }
 
-internal sealed class FieldDef
-{
-    public FieldDef(int tag, string name, string type, FieldKind kind, List<FieldValue> values)
-    {
-        Tag = tag;
-        Name = name;
-        Type = type;
-        Kind = kind;
-        Values = values;
-    }
+/// <summary>A field of the dictionary: its tag, name, type and listed values.</summary>
+internal sealed record FieldDef(int Tag, string Name, string Type, FieldKind Kind, List<FieldValue> Values);
 
-    public int Tag { get; }
-
-    public string Name { get; }
-
-    public string Type { get; }
-
-    public FieldKind Kind { get; }
-
-    public List<FieldValue> Values { get; }
-}
-
-internal sealed class FieldValue
-{
-    public FieldValue(string value, string description)
-    {
-        Value = value;
-        Description = description;
-    }
-
-    public string Value { get; }
-
-    public string Description { get; }
-}
+/// <summary>One listed value of a field and its description (which names its constant).</summary>
+internal sealed record FieldValue(string Value, string Description);
 
 /// <summary>A field where it stands in a message, header or group entry; a group when <see cref="Items"/> is set.</summary>
 internal sealed class Member
@@ -71,24 +42,8 @@ internal sealed class Member
     public List<Member>? Items { get; }
 }
 
-internal sealed class MessageDef
-{
-    public MessageDef(string name, string msgType, bool admin, List<Member> members)
-    {
-        Name = name;
-        MsgType = msgType;
-        Admin = admin;
-        Members = members;
-    }
-
-    public string Name { get; }
-
-    public string MsgType { get; }
-
-    public bool Admin { get; }
-
-    public List<Member> Members { get; }
-}
+/// <summary>A message of the dictionary with its members, components expanded.</summary>
+internal sealed record MessageDef(string Name, string MsgType, bool Admin, List<Member> Members);
 
 /// <summary>A QuickFIX-format dictionary read for generation: components expanded, problems collected.</summary>
 internal sealed class DictionaryModel

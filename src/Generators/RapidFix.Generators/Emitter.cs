@@ -360,40 +360,32 @@ internal sealed class Emitter
                 continue;
             }
 
-            string doc = $"/// <summary>{f.Name} ({f.Tag}).</summary>";
-            Line(doc);
-            Line($"public {self} {name}(scoped ReadOnlySpan<byte> value)");
-            Body($"_w.Add({f.Tag}, value);");
-            switch (f.Kind)
+            // Every field takes its raw bytes; typed fields also take their type.
+            Overload(self, name, f, "scoped ReadOnlySpan<byte> value", $"_w.Add({f.Tag}, value);");
+            var (parameters, statement) = f.Kind switch
             {
-                case FieldKind.Integer:
-                case FieldKind.NumInGroup:
-                    Line(doc);
-                    Line($"public {self} {name}(long value)");
-                    Body($"_w.Add({f.Tag}, value);");
-                    break;
-                case FieldKind.Decimal:
-                    Line(doc);
-                    Line($"public {self} {name}(FixDecimal value)");
-                    Body($"_w.Add({f.Tag}, value);");
-                    break;
-                case FieldKind.Char:
-                    Line(doc);
-                    Line($"public {self} {name}(byte value)");
-                    Body($"_w.AddChar({f.Tag}, value);");
-                    break;
-                case FieldKind.Boolean:
-                    Line(doc);
-                    Line($"public {self} {name}(bool value)");
-                    Body($"_w.Add({f.Tag}, value);");
-                    break;
-                case FieldKind.Timestamp:
-                    Line(doc);
-                    Line($"public {self} {name}(long unixNanoseconds, FixTimePrecision precision = FixTimePrecision.Milliseconds)");
-                    Body($"_w.AddTimestamp({f.Tag}, unixNanoseconds, precision);");
-                    break;
+                FieldKind.Integer or FieldKind.NumInGroup => ("long value", $"_w.Add({f.Tag}, value);"),
+                FieldKind.Decimal => ("FixDecimal value", $"_w.Add({f.Tag}, value);"),
+                FieldKind.Char => ("byte value", $"_w.AddChar({f.Tag}, value);"),
+                FieldKind.Boolean => ("bool value", $"_w.Add({f.Tag}, value);"),
+                FieldKind.Timestamp => ("long unixNanoseconds, FixTimePrecision precision = FixTimePrecision.Milliseconds", $"_w.AddTimestamp({f.Tag}, unixNanoseconds, precision);"),
+                _ => ("", ""),
+            };
+            if (parameters.Length > 0)
+            {
+                Overload(self, name, f, parameters, statement);
             }
         }
+    }
+
+    private void Overload(string self, string name, FieldDef field, string parameters, string statement)
+    {
+        Line($"/// <summary>{field.Name} ({field.Tag}).</summary>");
+        Line($"public {self} {name}({parameters})");
+        Open();
+        Line(statement);
+        Line("return this;");
+        Close();
     }
 
     /// <summary>Each group shape once: a writer of its entries, one after the other.</summary>
@@ -476,14 +468,6 @@ internal sealed class Emitter
 
     /// <summary>A field's name as a member of a class named <paramref name="container"/> (C# forbids the same name).</summary>
     private static string Member(string name, string container) => name == container ? name + "Field" : name;
-
-    private void Body(string statement)
-    {
-        Open();
-        Line(statement);
-        Line("return this;");
-        Close();
-    }
 
     private void Open()
     {
