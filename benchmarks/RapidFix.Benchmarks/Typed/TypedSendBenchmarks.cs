@@ -41,7 +41,7 @@ public class TypedSendBenchmarks
         var options = FixSessionOptions.FromSettings(settings.Sessions[0]);
         _session = new FixSession(options, new MemoryMessageStore(1_000, 1 << 20, DateTime.UtcNow), new FixApplicationBase());
         _session.TryAttach(new CountingTransport());
-        var logon = FixSamples.Wire($"8=FIX.4.4|35=A|34=1|49=CLIENT01|52={DateTime.UtcNow:yyyyMMdd-HH:mm:ss.fff}|56=BROKER01|98=0|108=3600|");
+        var logon = FixSamples.Wire($"8=FIX.4.4|35=A|34=1|49=CLIENT01|52={DateTime.UtcNow:yyyyMMdd-HH:mm:ss.fff}|56=BROKER01|98=0|108=30|");
         var view = new FixMessage();
         view.Parse(logon, 0, logon.Length, options.Dictionary);
         _session.OnMessage(view);
