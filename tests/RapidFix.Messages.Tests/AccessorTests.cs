@@ -1,5 +1,4 @@
 using RapidFix.Engine.Codec;
-using RapidFix.Engine.Dictionary;
 using RapidFix.Engine.Fields;
 using RapidFix.Messages.Fix44;
 using RapidFix.Tests.Shared;
@@ -10,15 +9,13 @@ namespace RapidFix.Messages.Tests;
 /// <summary>The generated FIX 4.4 accessors read the sample messages as the engine's own getters do.</summary>
 public class AccessorTests
 {
-    private static readonly DataDictionary Fix44Dictionary = StandardDictionaries.Load("FIX44");
-
     /// <summary>Where the allocation test puts what it read, so nothing is optimised away (GC.KeepAlive would box).</summary>
     private static long Sink;
 
     [Fact]
     public void NewOrderSingle_fields_read_in_place()
     {
-        var message = Parse(FixSamples.NewOrderSingle);
+        var message = Fix44Views.Parse(FixSamples.NewOrderSingle);
         var order = new NewOrderSingle(message);
 
         Assert.Equal("ORD-0000012345"u8.ToArray(), order.ClOrdID.ToArray());
@@ -40,7 +37,7 @@ public class AccessorTests
     [Fact]
     public void The_header_reads_through_the_same_view()
     {
-        var order = new NewOrderSingle(Parse(FixSamples.NewOrderSingle));
+        var order = new NewOrderSingle(Fix44Views.Parse(FixSamples.NewOrderSingle));
 
         Assert.Equal("CLIENT01"u8.ToArray(), order.Header.SenderCompID.ToArray());
         Assert.Equal("BROKER01"u8.ToArray(), order.Header.TargetCompID.ToArray());
@@ -51,7 +48,7 @@ public class AccessorTests
     [Fact]
     public void ExecutionReport_fields_read_in_place()
     {
-        var report = new ExecutionReport(Parse(FixSamples.ExecutionReport));
+        var report = new ExecutionReport(Fix44Views.Parse(FixSamples.ExecutionReport));
 
         Assert.Equal("BRK-998877"u8.ToArray(), report.OrderID.ToArray());
         Assert.Equal(Values.ExecType.Trade, report.ExecType);
@@ -64,7 +61,7 @@ public class AccessorTests
     [Fact]
     public void Group_entries_read_by_index_as_the_untyped_group_does()
     {
-        var message = Parse(FixSamples.BuildSnapshot(10));
+        var message = Fix44Views.Parse(FixSamples.BuildSnapshot(10));
         var snapshot = new MarketDataSnapshotFullRefresh(message);
         var untyped = message.GetGroup(Tags.NoMDEntries);
 
@@ -89,7 +86,7 @@ public class AccessorTests
     public void Nested_groups_read_by_index()
     {
         // A NewOrderSingle with two parties, the second with two sub-IDs (Parties → NoPartyIDs → NoPartySubIDs).
-        var message = Parse("8=FIX.4.4|35=D|34=2|49=CLIENT01|52=20261121-21:30:15.123|56=BROKER01|11=A1|453=2|448=DESK1|447=D|452=1|" +
+        var message = Fix44Views.Parse("8=FIX.4.4|35=D|34=2|49=CLIENT01|52=20261121-21:30:15.123|56=BROKER01|11=A1|453=2|448=DESK1|447=D|452=1|" +
             "448=TRADER9|447=D|452=11|802=2|523=ROOM-4|803=10|523=+44 20 7946 0000|803=7|21=1|55=MSFT|54=2|60=20261121-21:30:15.120|38=10|40=1|");
         var order = new NewOrderSingle(message);
 
@@ -116,7 +113,7 @@ public class AccessorTests
     [Fact]
     public void Reading_through_accessors_allocates_nothing()
     {
-        var state = (Order: Parse(FixSamples.NewOrderSingle), Snapshot: Parse(FixSamples.BuildSnapshot(10)));
+        var state = (Order: Fix44Views.Parse(FixSamples.NewOrderSingle), Snapshot: Fix44Views.Parse(FixSamples.BuildSnapshot(10)));
         long bytes = Allocations.Measure(state, static s =>
         {
             var order = new NewOrderSingle(s.Order);
@@ -133,11 +130,4 @@ public class AccessorTests
         Assert.Equal(0, bytes);
     }
 
-    private static FixMessage Parse(string text)
-    {
-        var wire = FixSamples.Wire(text);
-        var message = new FixMessage();
-        Assert.Equal(FixParseError.None, message.Parse(wire, 0, wire.Length, Fix44Dictionary));
-        return message;
-    }
 }

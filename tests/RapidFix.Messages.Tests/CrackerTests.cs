@@ -1,5 +1,4 @@
 using RapidFix.Engine.Codec;
-using RapidFix.Engine.Dictionary;
 using RapidFix.Engine.Sessions;
 using RapidFix.Messages.Fix44;
 using RapidFix.Tests.Shared;
@@ -9,15 +8,13 @@ namespace RapidFix.Messages.Tests;
 /// <summary>The generated cracker calls the handler's method for the message's type, and the defaults answer as QuickFIX/n.</summary>
 public class CrackerTests
 {
-    private static readonly DataDictionary Fix44Dictionary = StandardDictionaries.Load("FIX44");
-
     [Fact]
     public void Each_message_goes_to_the_method_of_its_type()
     {
         var handler = new OrderHandler();
 
-        var order = MessageCracker.Crack(handler, Parse(FixSamples.NewOrderSingle), null!);
-        var snapshot = MessageCracker.Crack(handler, Parse(FixSamples.MarketDataSnapshot), null!);
+        var order = MessageCracker.Crack(handler, Fix44Views.Parse(FixSamples.NewOrderSingle), null!);
+        var snapshot = MessageCracker.Crack(handler, Fix44Views.Parse(FixSamples.MarketDataSnapshot), null!);
 
         Assert.Equal(MessageDisposition.Accept, order);
         Assert.Equal(MessageDisposition.Accept, snapshot);
@@ -32,7 +29,7 @@ public class CrackerTests
     {
         var handler = new OrderHandler();
 
-        var answer = MessageCracker.Crack(handler, Parse(FixSamples.ExecutionReport), null!);
+        var answer = MessageCracker.Crack(handler, Fix44Views.Parse(FixSamples.ExecutionReport), null!);
 
         Assert.Equal(MessageDisposition.UnsupportedMessageType, answer);
         Assert.Equal(0, handler.Orders);
@@ -74,7 +71,7 @@ public class CrackerTests
     [Fact]
     public void Cracking_allocates_nothing()
     {
-        var state = (Handler: new OrderHandler(), Order: Parse(FixSamples.NewOrderSingle), Report: Parse(FixSamples.ExecutionReport));
+        var state = (Handler: new OrderHandler(), Order: Fix44Views.Parse(FixSamples.NewOrderSingle), Report: Fix44Views.Parse(FixSamples.ExecutionReport));
         long bytes = Allocations.Measure(state, static s =>
         {
             MessageCracker.Crack(s.Handler, s.Order, null!);
@@ -84,13 +81,6 @@ public class CrackerTests
         Assert.Equal(0, bytes);
     }
 
-    private static FixMessage Parse(string text)
-    {
-        var wire = FixSamples.Wire(text);
-        var message = new FixMessage();
-        Assert.Equal(FixParseError.None, message.Parse(wire, 0, wire.Length, Fix44Dictionary));
-        return message;
-    }
 
     private sealed class OrderHandler : IMessageHandler
     {
