@@ -29,12 +29,16 @@ public sealed class FixEncoder
     private int _beginStringLength;
     private bool _overflow;
     private bool _open;
+    private int _generation;
 
     /// <summary>True when the last message did not fit in its buffer.</summary>
     public bool Overflowed => _overflow;
 
     /// <summary>Bytes of body written so far (what BodyLength will say, before the trailer).</summary>
     public int BodyLength => _pos - _bodyStart;
+
+    /// <summary>Messages begun so far: an in-place writer sees whether another message took the buffer over.</summary>
+    internal int Generation => _generation;
 
     /// <summary>
     /// Starts a message in <paramref name="buffer"/>[<paramref name="offset"/>..+<paramref name="capacity"/>]:
@@ -53,6 +57,7 @@ public sealed class FixEncoder
             ThrowBeginString();
         }
 
+        _generation++;
         _buffer = buffer;
         _bufferStart = offset;
         _end = offset + capacity;

@@ -1,0 +1,106 @@
+using System.Net;
+using BenchmarkDotNet.Attributes;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Fields;
+using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Store;
+using RapidFix.Messages.Fix44;
+using RapidFix.Tests.Shared;
+using Tags = RapidFix.Messages.Fix44.Tags;
+
+namespace RapidFix.Benchmarks.Typed;
+
+/// <summary>
+/// One ExecutionReport (18 body fields) sent through a logged-on session, both ways side by side: the body written
+/// with a <see cref="FixBodyWriter"/> into the caller's buffer and copied by <see cref="FixSession.Send"/> (baseline),
+/// and the generated <see cref="ExecutionReportWriter"/> writing in place in the session's buffer. The transport only
+/// counts; the session persists nothing (PersistMessages=N), so the figure is the encode path alone.
+/// </summary>
+[MemoryDiagnoser]
+public class TypedSendBenchmarks
+{
+    private readonly byte[] _body = new byte[1024];
+    private FixSession _session = null!;
+
+    [GlobalSetup]
+    public void Setup()
+    {
+        var settings = SettingsFile.Parse("""
+            [DEFAULT]
+            ConnectionType=acceptor
+            SocketAcceptPort=0
+            StartTime=00:00:00
+            EndTime=00:00:00
+            PersistMessages=N
+            [SESSION]
+            BeginString=FIX.4.4
+            SenderCompID=BROKER01
+            TargetCompID=CLIENT01
+            """, "typed-bench.cfg");
+        var options = FixSessionOptions.FromSettings(settings.Sessions[0]);
+        _session = new FixSession(options, new MemoryMessageStore(1_000, 1 << 20, DateTime.UtcNow), new FixApplicationBase());
+        _session.TryAttach(new CountingTransport());
+        var logon = FixSamples.Wire($"8=FIX.4.4|35=A|34=1|49=CLIENT01|52={DateTime.UtcNow:yyyyMMdd-HH:mm:ss.fff}|56=BROKER01|98=0|108=30|");
+        var view = new FixMessage();
+        view.Parse(logon, 0, logon.Length, options.Dictionary);
+        _session.OnMessage(view);
+        if (!_session.IsLoggedOn)
+        {
+            throw new InvalidOperationException("the benchmark session did not log on");
+        }
+    }
+
+    [Benchmark(Baseline = true, Description = "FixBodyWriter + Send (copy)")]
+    public SendResult BodyWriterSend()
+    {
+        var body = new FixBodyWriter(_body);
+        body.Add(Tags.OrderID, "BRK-998877"u8);
+        body.Add(Tags.ClOrdID, "ORD-0000012345"u8);
+        body.Add(Tags.ExecID, "EXE-5566778899"u8);
+        body.AddChar(Tags.ExecType, Values.ExecType.Trade);
+        body.AddChar(Tags.OrdStatus, Values.OrdStatus.PartiallyFilled);
+        body.Add(Tags.Account, "ACCT-778"u8);
+        body.Add(Tags.Symbol, "MSFT"u8);
+        body.AddChar(Tags.Side, Values.Side.Buy);
+        body.Add(Tags.OrderQty, new FixDecimal(1500, 0));
+        body.AddChar(Tags.OrdType, Values.OrdType.Limit);
+        body.Add(Tags.Price, new FixDecimal(41237, -2));
+        body.Add(Tags.LastQty, new FixDecimal(500, 0));
+        body.Add(Tags.LastPx, new FixDecimal(41235, -2));
+        body.Add(Tags.LeavesQty, new FixDecimal(1000, 0));
+        body.Add(Tags.CumQty, new FixDecimal(500, 0));
+        body.Add(Tags.AvgPx, new FixDecimal(41235, -2));
+        body.AddTimestamp(Tags.TransactTime, 1_795_000_000_000_000_000);
+        return _session.Send(MsgTypes.ExecutionReportBytes, body.Written);
+    }
+
+    [Benchmark(Description = "typed writer in place")]
+    public SendResult TypedWriterSend()
+    {
+        using var w = ExecutionReportWriter.Begin(_session);
+        w.OrderID("BRK-998877"u8).ClOrdID("ORD-0000012345"u8).ExecID("EXE-5566778899"u8)
+            .ExecType(Values.ExecType.Trade).OrdStatus(Values.OrdStatus.PartiallyFilled).Account("ACCT-778"u8).Symbol("MSFT"u8)
+            .Side(Values.Side.Buy).OrderQty(new FixDecimal(1500, 0)).OrdType(Values.OrdType.Limit).Price(new FixDecimal(41237, -2))
+            .LastQty(new FixDecimal(500, 0)).LastPx(new FixDecimal(41235, -2)).LeavesQty(new FixDecimal(1000, 0))
+            .CumQty(new FixDecimal(500, 0)).AvgPx(new FixDecimal(41235, -2)).TransactTime(1_795_000_000_000_000_000);
+        return w.Send();
+    }
+
+    private sealed class CountingTransport : ISessionTransport
+    {
+        public long Bytes { get; private set; }
+
+        public EndPoint? RemoteEndPoint { get; } = new IPEndPoint(IPAddress.Loopback, 40_000);
+
+        public bool Send(ReadOnlySpan<byte> message)
+        {
+            Bytes += message.Length;
+            return true;
+        }
+
+        public void Disconnect(DisconnectReason reason)
+        {
+        }
+    }
+}

@@ -1,0 +1,179 @@
+using System.Runtime.CompilerServices;
+using RapidFix.Engine.Codec;
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Fields;
+using RapidFix.Pools.Diagnostics;
+
+namespace RapidFix.Engine.Sessions;
+
+/// <summary>The in-place send path: a message written straight into the session's own outbound buffer.</summary>
+public sealed partial class FixSession
+{
+    // The open writer's token (0: none). Tokens only grow, so a writer kept past its Send never matches again.
+    private long _writerToken;
+    private long _lastWriterToken;
+    private int _writerGeneration;
+
+    /// <summary>
+    /// Starts an application message in the session's outbound buffer: the session writes the standard header
+    /// (as <see cref="Send"/> does) and returns a writer for the body; <see cref="FixMessageWriter.Send"/> fixes up
+    /// BodyLength and CheckSum, stores the message and hands it to the transport. Nothing is copied or parsed again.
+    /// </summary>
+    /// <remarks>
+    /// The session's lock is held from here until <see cref="FixMessageWriter.Send"/> or
+    /// <see cref="FixMessageWriter.Dispose"/> on the same thread: write the body without waiting on anything, and
+    /// use <c>using</c> so an exception cannot leave the lock held. When the session is not logged on, the writer
+    /// is closed at once: its fields are ignored and its Send returns <see cref="SendResult.NotLoggedOn"/>.
+    /// </remarks>
+    /// <param name="msgType">MsgType (35), e.g. "D"u8 or a generated <c>MsgTypes.NewOrderSingleBytes</c>.</param>
+    /// <param name="extraHeader">Additional header fields (PossResend, OnBehalfOf/DeliverTo routing...), "tag=value&lt;SOH&gt;" each.</param>
+    public FixMessageWriter BeginMessage(ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> extraHeader = default)
+    {
+        long started = EngineLatency.Start();
+        Monitor.Enter(_sync);
+        if (!IsLoggedOn || _transport is null || _writerToken != 0)
+        {
+            // A second writer on the thread that holds the first would write into the same buffer: refuse it.
+            bool nested = _writerToken != 0;
+            Monitor.Exit(_sync);
+            if (nested)
+            {
+                ThrowWriterOpen();
+            }
+
+            return new FixMessageWriter(this, msgType, 0, 0);
+        }
+
+        Begin(msgType, _store.NextSenderMsgSeqNum, new HeaderOptions(), extraHeader);
+        _writerToken = ++_lastWriterToken;
+        _writerGeneration = _encoder.Generation;
+        return new FixMessageWriter(this, msgType, _writerToken, started);
+    }
+
+    /// <summary>The encoder when <paramref name="token"/> is the open writer and no other message has taken the buffer over.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal FixEncoder? WriterEncoder(long token) =>
+        token != 0 && token == _writerToken && _encoder.Generation == _writerGeneration ? _encoder : null;
+
+    internal SendResult CompleteWriter(long token, ReadOnlySpan<byte> msgType, long started)
+    {
+        if (token == 0)
+        {
+            return SendResult.NotLoggedOn;
+        }
+
+        if (token != _writerToken)
+        {
+            ThrowWriterClosed();
+        }
+
+        _writerToken = 0;
+        try
+        {
+            if (_encoder.Generation != _writerGeneration)
+            {
+                // This thread began another message (a Send or a session message) while the writer was open.
+                ThrowWriterOverwritten();
+            }
+
+            var result = Complete(msgType, 0, application: true);
+            if (result == SendResult.Sent)
+            {
+                _counters.ApplicationMessagesSent++;
+            }
+
+            EngineLatency.Stop(LatencyChannel.Send, started);
+            return result;
+        }
+        finally
+        {
+            Monitor.Exit(_sync);
+        }
+    }
+
+    internal void AbandonWriter(long token)
+    {
+        if (token != 0 && token == _writerToken)
+        {
+            // Nothing was stored or sent and no sequence number was used; the next message starts the buffer afresh.
+            _writerToken = 0;
+            Monitor.Exit(_sync);
+        }
+    }
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowWriterOpen() =>
+        throw new InvalidOperationException("A message writer is already open on this session: send or dispose it first.");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowWriterClosed() =>
+        throw new InvalidOperationException("This message writer was already sent or disposed.");
+
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private static void ThrowWriterOverwritten() =>
+        throw new InvalidOperationException("Another message was begun on this session while the writer was open; nothing was sent.");
+}
+
+/// <summary>
+/// Writes the body of one outgoing message in place, in the session's own outbound buffer, after the header the
+/// session wrote (<see cref="FixSession.BeginMessage"/>). Fields go out in the order they are written; group entries'
+/// fields in the dictionary's order. <see cref="Send"/> finishes, stores and sends the message; <see cref="Dispose"/>
+/// without Send abandons it. The generated typed writers (<c>NewOrderSingleWriter</c>...) wrap this one.
+/// </summary>
+/// <remarks>
+/// A readonly ref struct holding no state of its own (the session keeps it), so a copy, a <c>using</c> variable
+/// and the typed wrappers all act on the same message. A message that outgrows the buffer is refused at Send
+/// (<see cref="SendResult.TooLarge"/>), with no sequence number used.
+/// </remarks>
+public readonly ref struct FixMessageWriter
+{
+    private readonly FixSession? _session;
+    private readonly ReadOnlySpan<byte> _msgType;
+    private readonly long _token;
+    private readonly long _started;
+
+    internal FixMessageWriter(FixSession session, ReadOnlySpan<byte> msgType, long token, long started)
+    {
+        _session = session;
+        _msgType = msgType;
+        _token = token;
+        _started = started;
+    }
+
+    /// <summary>False when the session was not logged on at the start: fields are ignored, Send says NotLoggedOn.</summary>
+    public bool IsOpen => _token != 0;
+
+    /// <summary>The session the message goes to.</summary>
+    public FixSession? Session => _session;
+
+    /// <summary>Adds a field with a raw value (text, or a value already formatted).</summary>
+    public void Add(int tag, scoped ReadOnlySpan<byte> value) => _session?.WriterEncoder(_token)?.Add(tag, value);
+
+    /// <summary>Adds an integer field.</summary>
+    public void Add(int tag, long value) => _session?.WriterEncoder(_token)?.Add(tag, value);
+
+    /// <summary>Adds a CHAR field.</summary>
+    public void AddChar(int tag, byte value) => _session?.WriterEncoder(_token)?.AddChar(tag, value);
+
+    /// <summary>Adds a BOOLEAN field ('Y' / 'N').</summary>
+    public void Add(int tag, bool value) => _session?.WriterEncoder(_token)?.Add(tag, value);
+
+    /// <summary>Adds a decimal field (price, quantity, amount) keeping its scale.</summary>
+    public void Add(int tag, FixDecimal value) => _session?.WriterEncoder(_token)?.Add(tag, value);
+
+    /// <summary>Adds a UTCTimestamp field.</summary>
+    public void AddTimestamp(int tag, long unixNanoseconds, FixTimePrecision precision = FixTimePrecision.Milliseconds) =>
+        _session?.WriterEncoder(_token)?.AddTimestamp(tag, unixNanoseconds, precision);
+
+    /// <summary>Appends ready-made fields ("tag=value&lt;SOH&gt;" each) as they are.</summary>
+    public void AddRaw(scoped ReadOnlySpan<byte> fields) => _session?.WriterEncoder(_token)?.AddRaw(fields);
+
+    /// <summary>
+    /// Finishes the message (BodyLength, CheckSum), stores it for resends and sends it; releases the session.
+    /// Calling it twice, or after <see cref="Dispose"/>, is a programming error (InvalidOperationException).
+    /// </summary>
+    public SendResult Send() => _session is null ? SendResult.NotLoggedOn : _session.CompleteWriter(_token, _msgType, _started);
+
+    /// <summary>Abandons the message when it was not sent (nothing stored, no sequence number used); after Send, nothing.</summary>
+    public void Dispose() => _session?.AbandonWriter(_token);
+}
