@@ -28,12 +28,16 @@ public sealed class FixEngine : IDisposable
         _log = log;
     }
 
+    /// <summary>The sessions of the settings file, in their order.</summary>
     public IReadOnlyList<FixSession> Sessions => _sessions;
 
+    /// <summary>One acceptor per listening endpoint.</summary>
     public IReadOnlyList<FixAcceptor> Acceptors => _acceptors;
 
+    /// <summary>One initiator per initiating session.</summary>
     public IReadOnlyList<FixInitiator> Initiators => _initiators;
 
+    /// <summary>The log the sessions write to.</summary>
     public EngineLog Log => _log;
 
     /// <summary>
@@ -132,6 +136,7 @@ public sealed class FixEngine : IDisposable
     /// <summary>The session with this identity, or null.</summary>
     public FixSession? Find(SessionId id) => _sessions.Find(s => s.Id == id);
 
+    /// <summary>Logs out and stops the initiators, closes the acceptors and their connections, closes the stores and flushes the log.</summary>
     public void Dispose()
     {
         foreach (var initiator in _initiators)

@@ -250,6 +250,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// <summary>Waits for the connection's thread to end.</summary>
     public bool Join(TimeSpan timeout) => _thread.Join(timeout);
 
+    /// <inheritdoc/>
     public bool Send(ReadOnlySpan<byte> message)
     {
         if (_tls is not null && !_sendingCiphertext)
