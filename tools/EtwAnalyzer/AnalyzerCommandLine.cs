@@ -174,7 +174,10 @@ public static class AnalyzerCommandLine
         }
 
         bool isRoot = chosen == root;
-        if (parse.UnmatchedTokens.FirstOrDefault(t => t.StartsWith("--", StringComparison.Ordinal)) is { } unknown)
+        string[] traces = [.. parse.GetValue(isRoot ? rootTrace : trace) ?? [], .. parse.UnmatchedTokens];
+
+        // An option this tool does not know arrives as a trace path: name it as what it is.
+        if (traces.FirstOrDefault(t => t.StartsWith("--", StringComparison.Ordinal)) is { } unknown)
         {
             error = $"unknown option '{unknown}'";
             return null;
@@ -186,7 +189,6 @@ public static class AnalyzerCommandLine
             return null;
         }
 
-        string[] traces = [.. parse.GetValue(isRoot ? rootTrace : trace) ?? [], .. parse.UnmatchedTokens];
         if (traces.Length == 0)
         {
             error = "no trace file given";

@@ -269,6 +269,11 @@ public sealed record RunnerOptions(string ScriptsPath, string? Host, int Port, s
     {
         var root = Command();
         ParseResult parse = root.Parse(args);
+        if (parse.GetValue<string>("scripts") is { } first && first.StartsWith('-'))
+        {
+            throw new ArgumentException($"unknown option {first}");
+        }
+
         foreach (string token in parse.UnmatchedTokens)
         {
             throw new ArgumentException(token.StartsWith('-')
