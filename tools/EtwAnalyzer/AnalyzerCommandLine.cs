@@ -99,6 +99,9 @@ public static class AnalyzerCommandLine
         var rootOut = Described(new Option<string>("--out"), "--out needs a directory", messages);
         var rootNoFiles = new Option<bool>("--no-files");
         var root = new RootCommand("RapidFix EtwAnalyzer") { analyze, collect, providers, help, rootTrace, rootOut, rootNoFiles };
+
+        // The root analyzes a trace too (no "analyze" needed): an action of its own, so no subcommand is required.
+        root.SetAction(_ => AnalyzerProgram.BadInput);
         foreach (var command in new Command[] { root, analyze, collect, providers, help })
         {
             // Unknown options get this tool's wording below.
