@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Text;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Configuration;
@@ -5,30 +6,44 @@ using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Sessions;
+using RapidFix.Samples;
 
 // The sample acceptor: fills every NewOrderSingle in two ExecutionReports (a partial fill, then the rest).
-//   dotnet run --project samples/Acceptor [-- <settings.cfg>] [--quiet]
-string config = args.FirstOrDefault(a => !a.StartsWith("--", StringComparison.Ordinal)) ?? Path.Combine(AppContext.BaseDirectory, "acceptor.cfg");
-bool quiet = args.Contains("--quiet");
-var settings = SettingsFile.Load(config);
-foreach (var warning in settings.Warnings)
+//   dotnet run --project samples/Acceptor [-- [settings.cfg] [--quiet]]     (--help lists the options)
+// Exit codes: 0 stopped by Ctrl+C or SIGTERM, 2 a usage, settings or environment error (one line, no stack trace).
+var configArgument = new Argument<FileInfo>("settings")
 {
-    Console.Error.WriteLine(warning);
-}
+    Description = "QuickFIX-style settings file (default: acceptor.cfg beside the program)",
+    DefaultValueFactory = _ => new FileInfo(Path.Combine(AppContext.BaseDirectory, "acceptor.cfg")),
+}.NotAnOption();
+var quietOption = new Option<bool>("--quiet") { Description = "print logons and logouts only, not every order" };
+var root = new RootCommand("RapidFix sample acceptor: fills every NewOrderSingle with two ExecutionReports.") { configArgument, quietOption };
+root.SetAction(parse => SampleCommand.Guarded("acceptor", () => RunAcceptor(parse.GetValue(configArgument)!.FullName, parse.GetValue(quietOption))));
+return SampleCommand.Invoke(root, args);
 
-using var log = new EngineLog(Console.OpenStandardOutput());
-using var engine = FixEngine.Create(settings, _ => new FillingApplication(quiet), log);
-engine.Start();
-Console.WriteLine($"acceptor listening on {engine.Acceptors[0].LocalEndPoint}; sessions: {string.Join(", ", engine.Sessions.Select(s => s.Id))}. Ctrl+C stops.");
-var stop = new ManualResetEventSlim();
-Console.CancelKeyPress += (_, e) =>
+static int RunAcceptor(string config, bool quiet)
 {
-    e.Cancel = true;
-    stop.Set();
-};
-AppDomain.CurrentDomain.ProcessExit += (_, _) => stop.Set();
-stop.Wait();
-Console.WriteLine("stopping: logging out");
+    var settings = SettingsFile.Load(config);
+    foreach (var warning in settings.Warnings)
+    {
+        Console.Error.WriteLine(warning);
+    }
+
+    using var log = new EngineLog(Console.OpenStandardOutput());
+    using var engine = FixEngine.Create(settings, _ => new FillingApplication(quiet), log);
+    engine.Start();
+    Console.WriteLine($"acceptor listening on {engine.Acceptors[0].LocalEndPoint}; sessions: {string.Join(", ", engine.Sessions.Select(s => s.Id))}. Ctrl+C stops.");
+    var stop = new ManualResetEventSlim();
+    Console.CancelKeyPress += (_, e) =>
+    {
+        e.Cancel = true;
+        stop.Set();
+    };
+    AppDomain.CurrentDomain.ProcessExit += (_, _) => stop.Set();
+    stop.Wait();
+    Console.WriteLine("stopping: logging out");
+    return 0;
+}
 
 /// <summary>
 /// Answers each order with two executions. The message path allocates nothing: the reply is written with a

@@ -1,4 +1,5 @@
 using System.Buffers.Text;
+using System.CommandLine;
 using RapidFix.Engine.Fields;
 using RapidFix.Fast;
 using RapidFix.Fast.Codec;
@@ -9,58 +10,37 @@ using RapidFix.Fast.Templates;
 namespace RapidFix.Samples.FastDecode;
 
 /// <summary>
-/// fastdecode --templates file.xml --framing raw|le32|be32|block|cme [--soh] data-file
+/// fastdecode --templates file.xml [--framing raw|le32|be32|block|cme] [--soh] data-file (--help lists the options)
 /// Prints one line per message, FIX tag=value fields separated by '|' (or SOH), then a summary line.
 /// </summary>
 public static class Program
 {
     public static int Main(string[] args)
     {
-        string? templatesPath = null;
-        string? framingName = null;
-        string? dataPath = null;
-        byte separator = (byte)'|';
-        for (int i = 0; i < args.Length; i++)
+        var templatesOption = new Option<FileInfo>("--templates") { Description = "FAST template file (FPL XML)", Required = true };
+        var framingOption = new Option<string>("--framing") { Description = "how messages are framed in the file", DefaultValueFactory = _ => "raw" };
+        framingOption.AcceptOnlyFromAmong("raw", "le32", "be32", "block", "cme");
+        var sohOption = new Option<bool>("--soh") { Description = "separate fields with SOH instead of '|'" };
+        var dataArgument = new Argument<FileInfo>("data-file") { Description = "the FAST-encoded file to decode" }.NotAnOption();
+        var root = new RootCommand("RapidFix FastDecode: prints each message of a FAST file as FIX tag=value text, then a summary.")
         {
-            switch (args[i])
-            {
-                case "--templates" when i + 1 < args.Length:
-                    templatesPath = args[++i];
-                    break;
-                case "--framing" when i + 1 < args.Length:
-                    framingName = args[++i];
-                    break;
-                case "--soh":
-                    separator = 0x01;
-                    break;
-                case "-h" or "--help":
-                    return Usage(null);
-                default:
-                    if (args[i].StartsWith("--", StringComparison.Ordinal) || dataPath is not null)
-                    {
-                        return Usage($"unexpected argument '{args[i]}'");
-                    }
+            templatesOption, framingOption, sohOption, dataArgument,
+        };
+        root.SetAction(parse => SampleCommand.Guarded("FastDecode", () => Decode(
+            parse.GetValue(templatesOption)!.FullName, parse.GetValue(framingOption)!, parse.GetValue(dataArgument)!.FullName, parse.GetValue(sohOption) ? (byte)0x01 : (byte)'|')));
+        return SampleCommand.Invoke(root, args);
+    }
 
-                    dataPath = args[i];
-                    break;
-            }
-        }
-
-        if (templatesPath is null || dataPath is null)
+    private static int Decode(string templatesPath, string framingName, string dataPath, byte separator)
+    {
+        FastFraming framing = framingName switch
         {
-            return Usage("--templates and a data file are required");
-        }
-
-        FastFraming framing;
-        switch (framingName ?? "raw")
-        {
-            case "raw": framing = FastFraming.Raw; break;
-            case "le32": framing = FastFraming.LengthPrefixLittleEndian; break;
-            case "be32": framing = FastFraming.LengthPrefixBigEndian; break;
-            case "block": framing = FastFraming.StopBitBlock; break;
-            case "cme": framing = FastFraming.CmePreamble; break;
-            default: return Usage($"unknown framing '{framingName}'");
-        }
+            "le32" => FastFraming.LengthPrefixLittleEndian,
+            "be32" => FastFraming.LengthPrefixBigEndian,
+            "block" => FastFraming.StopBitBlock,
+            "cme" => FastFraming.CmePreamble,
+            _ => FastFraming.Raw,
+        };
 
         FastTemplateRegistry templates;
         try
@@ -126,17 +106,6 @@ public static class Program
 
         Console.Out.WriteLine(summary);
         return errors == 0 ? 0 : 1;
-    }
-
-    private static int Usage(string? error)
-    {
-        if (error is not null)
-        {
-            Console.Error.WriteLine($"error: {error}");
-        }
-
-        Console.Error.WriteLine("usage: FastDecode --templates <file.xml> --framing <raw|le32|be32|block|cme> [--soh] <data-file>");
-        return error is null ? 0 : 2;
     }
 
     /// <summary>Writes messages as tag=value lines into a reused buffer.</summary>

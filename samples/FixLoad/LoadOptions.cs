@@ -1,4 +1,4 @@
-using System.Globalization;
+using System.CommandLine;
 
 namespace RapidFix.Samples.FixLoad;
 
@@ -19,103 +19,38 @@ internal sealed record LoadOptions
 
     public string? LogPath { get; init; }
 
-    public const string Usage =
-        "usage: FixLoad [--seconds N] [--rate MSG_PER_S] [--port N] [--warmup-burst N] [--no-gc-region BYTES] [--allocating-handler] [--log FILE]\n" +
-        "  --seconds N           length of the continuous phase (default 60)\n" +
-        "  --rate N              NewOrderSingle messages per second, paced each millisecond (default 10000)\n" +
-        "  --port N              loopback port of the acceptor (default: a free one)\n" +
-        "  --warmup-burst N      orders per warm-up round (default 2000)\n" +
-        "  --no-gc-region BYTES  run the continuous phase inside a no-GC region of this budget (the tripwire)\n" +
-        "  --allocating-handler  make the acceptor's order handler allocate in the continuous phase (to prove the gate fails)\n" +
-        "  --log FILE            write the engine's log (logons, rejects, disconnections) to FILE";
-
-    /// <summary>Parses <paramref name="args"/>; on a mistake returns null and says what is wrong in <paramref name="error"/>.</summary>
-    public static LoadOptions? Parse(string[] args, out string? error)
+    /// <summary>
+    /// The command line (System.CommandLine: --help, errors, exit codes); its action runs <paramref name="run"/>
+    /// with the parsed options.
+    /// </summary>
+    public static RootCommand Command(Func<LoadOptions, int> run)
     {
-        var options = new LoadOptions();
-        error = null;
-        for (int i = 0; i < args.Length; i++)
+        var defaults = new LoadOptions();
+        var seconds = new Option<double>("--seconds") { Description = "length of the continuous phase, in seconds", DefaultValueFactory = _ => defaults.Seconds };
+        seconds.Check(value => value is > 0 and <= 7 * 24 * 3600, "--seconds needs a positive number of seconds (at most a week)");
+        var rate = new Option<int>("--rate") { Description = "NewOrderSingle messages per second, paced each millisecond", DefaultValueFactory = _ => defaults.Rate };
+        rate.Check(value => value is >= 1 and <= 1_000_000, "--rate needs a number of messages per second between 1 and 1000000");
+        var port = new Option<int>("--port") { Description = "loopback port of the acceptor (default: a free one)" };
+        port.Check(value => value is >= 1 and <= 65535, "--port needs a TCP port number (1-65535)");
+        var burst = new Option<int>("--warmup-burst") { Description = "orders per warm-up round", DefaultValueFactory = _ => defaults.WarmUpBurst }.AtLeast(1);
+        var noGcRegion = new Option<long>("--no-gc-region") { Description = "run the continuous phase inside a no-GC region of this many bytes (the tripwire)" };
+        noGcRegion.Check(value => value > 0, "--no-gc-region needs a positive number of bytes");
+        var allocating = new Option<bool>("--allocating-handler") { Description = "make the acceptor's order handler allocate in the continuous phase (to prove the gate fails)" };
+        var log = new Option<string>("--log") { Description = "write the engine's log (logons, rejects, disconnections) to this file" };
+        var root = new RootCommand("RapidFix FixLoad: an initiator sends NewOrderSingle at a steady rate to an acceptor in this process; prints the latency table and what the GC did.")
         {
-            string arg = args[i];
-            string? Next()
-            {
-                if (i + 1 >= args.Length)
-                {
-                    return null;
-                }
-
-                return args[++i];
-            }
-
-            switch (arg)
-            {
-                case "--seconds":
-                    if (!double.TryParse(Next(), NumberStyles.Float, CultureInfo.InvariantCulture, out double seconds) || seconds <= 0 || seconds > 7 * 24 * 3600)
-                    {
-                        error = "--seconds needs a positive number of seconds";
-                        return null;
-                    }
-
-                    options = options with { Seconds = seconds };
-                    break;
-                case "--rate":
-                    if (!int.TryParse(Next(), NumberStyles.None, CultureInfo.InvariantCulture, out int rate) || rate <= 0 || rate > 1_000_000)
-                    {
-                        error = "--rate needs a number of messages per second between 1 and 1000000";
-                        return null;
-                    }
-
-                    options = options with { Rate = rate };
-                    break;
-                case "--port":
-                    if (!int.TryParse(Next(), NumberStyles.None, CultureInfo.InvariantCulture, out int port) || port is < 1 or > 65535)
-                    {
-                        error = "--port needs a TCP port number (1-65535)";
-                        return null;
-                    }
-
-                    options = options with { Port = port };
-                    break;
-                case "--warmup-burst":
-                    if (!int.TryParse(Next(), NumberStyles.None, CultureInfo.InvariantCulture, out int burst) || burst <= 0)
-                    {
-                        error = "--warmup-burst needs a positive number of orders";
-                        return null;
-                    }
-
-                    options = options with { WarmUpBurst = burst };
-                    break;
-                case "--no-gc-region":
-                    if (!long.TryParse(Next(), NumberStyles.None, CultureInfo.InvariantCulture, out long bytes) || bytes <= 0)
-                    {
-                        error = "--no-gc-region needs a positive number of bytes";
-                        return null;
-                    }
-
-                    options = options with { NoGcRegionBytes = bytes };
-                    break;
-                case "--allocating-handler":
-                    options = options with { AllocatingHandler = true };
-                    break;
-                case "--log":
-                    string? path = Next();
-                    if (string.IsNullOrWhiteSpace(path))
-                    {
-                        error = "--log needs a file name";
-                        return null;
-                    }
-
-                    options = options with { LogPath = path };
-                    break;
-                case "-h" or "--help":
-                    error = "";
-                    return null;
-                default:
-                    error = $"unknown argument '{arg}'";
-                    return null;
-            }
-        }
-
-        return options;
+            seconds, rate, port, burst, noGcRegion, allocating, log,
+        };
+        root.SetAction(parse => SampleCommand.Guarded("FixLoad", () => run(new LoadOptions
+        {
+            Seconds = parse.GetValue(seconds),
+            Rate = parse.GetValue(rate),
+            Port = parse.GetValue(port),
+            WarmUpBurst = parse.GetValue(burst),
+            NoGcRegionBytes = parse.GetValue(noGcRegion),
+            AllocatingHandler = parse.GetValue(allocating),
+            LogPath = parse.GetValue(log),
+        })));
+        return root;
     }
 }

@@ -10,27 +10,15 @@ using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Sessions;
 using RapidFix.Pools.Diagnostics;
 using RapidFix.Pools.Phases;
+using RapidFix.Samples;
 using RapidFix.Samples.FixLoad;
 
 // FixLoad: a RapidFix initiator sends NewOrderSingle at a steady rate to a RapidFix acceptor in this process, over
 // loopback; the acceptor fills each with an ExecutionReport. Startup (sessions, pools, sockets, logon, warm-up until
 // compilation settles, full GC), continuous (the load), shutdown (report). Exit code: 0 when the continuous phase
-// had no GC and allocated nothing, 1 when it did, 2 when the run could not be made.
-var options = LoadOptions.Parse(args, out string? error);
-if (options is null)
-{
-    if (string.IsNullOrEmpty(error))
-    {
-        Console.WriteLine(LoadOptions.Usage);
-        return 0;
-    }
-
-    Console.Error.WriteLine($"FixLoad: {error}");
-    Console.Error.WriteLine(LoadOptions.Usage);
-    return 2;
-}
-
-return LoadRun.Execute(options, Console.Out);
+// had no GC and allocated nothing, 1 when it did, 2 when the run could not be made (a usage or environment error:
+// one line, no stack trace). --help lists the options.
+return SampleCommand.Invoke(LoadOptions.Command(options => LoadRun.Execute(options, Console.Out)), args);
 
 namespace RapidFix.Samples.FixLoad
 {

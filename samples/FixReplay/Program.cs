@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Diagnostics;
 using System.Text;
 using RapidFix.Engine.Codec;
@@ -5,97 +6,99 @@ using RapidFix.Engine.Dictionary;
 using RapidFix.Engine.Validation;
 using RapidFix.Pools.Buffers;
 using RapidFix.Pools.Phases;
+using RapidFix.Samples;
 using RapidFix.Samples.FixReplay;
 
 // FixReplay: frames, parses, validates and re-encodes every message of a FIX file, round after round, in the
-// engine's three phases. Usage:
+// engine's three phases. Usage (--help lists the options):
 //   dotnet run -c Release --project samples/FixReplay [-- [file.fix] [--seconds N] [--dictionary FIX44|path.xml]]
 //   dotnet run -c Release --project samples/FixReplay -- --generate <count> <file.fix>
-var options = ReplayOptions.Parse(args);
-if (options.GenerateCount > 0)
+// Exit codes: 0 OK, 1 no message in the file, 2 a usage or environment error, or a GC or round-trip mismatch.
+var fileArgument = new Argument<FileInfo>("file")
 {
-    SampleFile.Write(options.GeneratePath!, options.GenerateCount);
-    Console.WriteLine($"wrote {options.GenerateCount} messages to {options.GeneratePath}");
-    return 0;
-}
-
-// ---- Startup: allocate everything, load the dictionary, warm the JIT, then collect. ----
-var phases = new PhaseController("fix-replay");
-var startup = Stopwatch.StartNew();
-DataDictionary dictionary = File.Exists(options.Dictionary)
-    ? DataDictionary.Load(options.Dictionary)
-    : StandardDictionaries.Load(options.Dictionary);
-byte[] input = File.ReadAllBytes(options.File);
-var replay = new Replayer(dictionary, new BufferPool("replay-output", bufferSize: 64 * 1024, count: 4, pinned: true, phases));
-var warm = replay.Run(input, rounds: 200);
-if (warm.Messages == 0)
+    Description = "FIX file to replay (default: data/session.fix beside the program), or the file --generate writes",
+    DefaultValueFactory = _ => new FileInfo(Path.Combine(AppContext.BaseDirectory, "data", "session.fix")),
+}.NotAnOption();
+var secondsOption = new Option<double>("--seconds") { Description = "length of the continuous phase", DefaultValueFactory = _ => 5 }.Positive();
+var dictionaryOption = new Option<string>("--dictionary") { Description = "a standard dictionary (FIX40 ... FIX50SP2) or a QuickFIX XML file", DefaultValueFactory = _ => "FIX44" };
+dictionaryOption.Validators.Add(r =>
 {
-    Console.Error.WriteLine($"no FIX message found in {options.File}");
-    return 1;
-}
-
-Console.WriteLine($"startup: {dictionary} loaded, {input.Length:N0} bytes, {warm.Messages / 200:N0} messages per round, warmed in {startup.ElapsedMilliseconds} ms");
-phases.EnterContinuous();
-long mainThreadBefore = GC.GetAllocatedBytesForCurrentThread();
-
-// ---- Continuous: pooled resources only, no allocation, no GC. ----
-var totals = default(ReplayStats);
-long started = Stopwatch.GetTimestamp();
-long deadline = started + (long)(options.Seconds * Stopwatch.Frequency);
-while (Stopwatch.GetTimestamp() < deadline)
+    string name = r.GetValueOrDefault<string>() ?? "";
+    if (!File.Exists(name) && !StandardDictionaries.Names.Contains(name.Replace(".", "", StringComparison.Ordinal).ToUpperInvariant()))
+    {
+        r.AddError($"--dictionary: '{name}' is neither a file nor a built-in dictionary ({string.Join(", ", StandardDictionaries.Names)})");
+    }
+});
+var generateOption = new Option<int>("--generate") { Description = "write this many sample messages to the file and stop" }.AtLeast(1);
+var root = new RootCommand("RapidFix FixReplay: the codec alone over a file of FIX messages (frame, parse, validate, re-encode).")
 {
-    totals.Add(replay.Run(input, rounds: 10));
-}
+    fileArgument, secondsOption, dictionaryOption, generateOption,
+};
+root.SetAction(parse => SampleCommand.Guarded("FixReplay", () => Replay(new ReplayOptions(
+    parse.GetValue(fileArgument)!.FullName, parse.GetValue(secondsOption), parse.GetValue(dictionaryOption)!, parse.GetValue(generateOption)))));
+return SampleCommand.Invoke(root, args);
 
-var elapsed = Stopwatch.GetElapsedTime(started);
-long mainThreadAllocated = GC.GetAllocatedBytesForCurrentThread() - mainThreadBefore;
-var report = phases.EnterShutdown();
-
-// ---- Shutdown: allocation allowed again; report. ----
-double seconds = elapsed.TotalSeconds;
-Console.WriteLine($"continuous: {totals.Messages:N0} messages in {seconds:F2} s = {totals.Messages / seconds:N0} msg/s, {elapsed.TotalNanoseconds / Math.Max(1, totals.Messages):F0} ns per message (frame + parse + validate + re-encode)");
-Console.WriteLine($"            {totals.Bytes / seconds / 1e6:F1} MB/s; valid {totals.Valid:N0}, rejected {totals.Rejected:N0}, garbled {totals.Garbled:N0}, bad checksum {totals.BadChecksum:N0}, round-trip mismatches {totals.Mismatches:N0}");
-Console.WriteLine($"            garbage skipped before BeginStrings: {replay.SkippedBytesPerRound:N0} bytes per round");
-foreach (var (reason, count) in replay.RejectReasons())
+static int Replay(ReplayOptions options)
 {
-    Console.WriteLine($"            reject {(int)reason} {SessionRejectReasonText.ToText(reason)}: {count:N0} per round");
-}
+    if (options.GenerateCount > 0)
+    {
+        SampleFile.Write(options.File, options.GenerateCount);
+        Console.WriteLine($"wrote {options.GenerateCount} messages to {options.File}");
+        return 0;
+    }
 
-Console.WriteLine($"gc during continuous: gen0 {report.Gen0Collections}, gen1 {report.Gen1Collections}, gen2 {report.Gen2Collections}; allocated {report.AllocatedBytes:N0} bytes (whole process), {mainThreadAllocated:N0} by the replay thread");
-bool ok = totals.Mismatches == 0 && report.NoGarbageCollections;
-Console.WriteLine(ok ? "result: OK" : "result: FAILED");
-return ok ? 0 : 2;
+    // ---- Startup: allocate everything, load the dictionary, warm the JIT, then collect. ----
+    var phases = new PhaseController("fix-replay");
+    var startup = Stopwatch.StartNew();
+    DataDictionary dictionary = File.Exists(options.Dictionary)
+        ? DataDictionary.Load(options.Dictionary)
+        : StandardDictionaries.Load(options.Dictionary);
+    byte[] input = File.ReadAllBytes(options.File);
+    var replay = new Replayer(dictionary, new BufferPool("replay-output", bufferSize: 64 * 1024, count: 4, pinned: true, phases));
+    var warm = replay.Run(input, rounds: 200);
+    if (warm.Messages == 0)
+    {
+        Console.Error.WriteLine($"no FIX message found in {options.File}");
+        return 1;
+    }
+
+    Console.WriteLine($"startup: {dictionary} loaded, {input.Length:N0} bytes, {warm.Messages / 200:N0} messages per round, warmed in {startup.ElapsedMilliseconds} ms");
+    phases.EnterContinuous();
+    long mainThreadBefore = GC.GetAllocatedBytesForCurrentThread();
+
+    // ---- Continuous: pooled resources only, no allocation, no GC. ----
+    var totals = default(ReplayStats);
+    long started = Stopwatch.GetTimestamp();
+    long deadline = started + (long)(options.Seconds * Stopwatch.Frequency);
+    while (Stopwatch.GetTimestamp() < deadline)
+    {
+        totals.Add(replay.Run(input, rounds: 10));
+    }
+
+    var elapsed = Stopwatch.GetElapsedTime(started);
+    long mainThreadAllocated = GC.GetAllocatedBytesForCurrentThread() - mainThreadBefore;
+    var report = phases.EnterShutdown();
+
+    // ---- Shutdown: allocation allowed again; report. ----
+    double seconds = elapsed.TotalSeconds;
+    Console.WriteLine($"continuous: {totals.Messages:N0} messages in {seconds:F2} s = {totals.Messages / seconds:N0} msg/s, {elapsed.TotalNanoseconds / Math.Max(1, totals.Messages):F0} ns per message (frame + parse + validate + re-encode)");
+    Console.WriteLine($"            {totals.Bytes / seconds / 1e6:F1} MB/s; valid {totals.Valid:N0}, rejected {totals.Rejected:N0}, garbled {totals.Garbled:N0}, bad checksum {totals.BadChecksum:N0}, round-trip mismatches {totals.Mismatches:N0}");
+    Console.WriteLine($"            garbage skipped before BeginStrings: {replay.SkippedBytesPerRound:N0} bytes per round");
+    foreach (var (reason, count) in replay.RejectReasons())
+    {
+        Console.WriteLine($"            reject {(int)reason} {SessionRejectReasonText.ToText(reason)}: {count:N0} per round");
+    }
+
+    Console.WriteLine($"gc during continuous: gen0 {report.Gen0Collections}, gen1 {report.Gen1Collections}, gen2 {report.Gen2Collections}; allocated {report.AllocatedBytes:N0} bytes (whole process), {mainThreadAllocated:N0} by the replay thread");
+    bool ok = totals.Mismatches == 0 && report.NoGarbageCollections;
+    Console.WriteLine(ok ? "result: OK" : "result: FAILED");
+    return ok ? 0 : 2;
+}
 
 namespace RapidFix.Samples.FixReplay
 {
-    internal sealed record ReplayOptions(string File, double Seconds, string Dictionary, int GenerateCount, string? GeneratePath)
-    {
-        public static ReplayOptions Parse(string[] args)
-        {
-            string file = Path.Combine(AppContext.BaseDirectory, "data", "session.fix");
-            double seconds = 5;
-            string dictionary = "FIX44";
-            for (int i = 0; i < args.Length; i++)
-            {
-                switch (args[i])
-                {
-                    case "--seconds":
-                        seconds = double.Parse(args[++i], System.Globalization.CultureInfo.InvariantCulture);
-                        break;
-                    case "--dictionary":
-                        dictionary = args[++i];
-                        break;
-                    case "--generate":
-                        return new ReplayOptions(file, seconds, dictionary, int.Parse(args[i + 1], System.Globalization.CultureInfo.InvariantCulture), args[i + 2]);
-                    default:
-                        file = args[i];
-                        break;
-                }
-            }
-
-            return new ReplayOptions(file, seconds, dictionary, 0, null);
-        }
-    }
+    /// <summary>The command line of the replay.</summary>
+    internal sealed record ReplayOptions(string File, double Seconds, string Dictionary, int GenerateCount);
 
     internal struct ReplayStats
     {

@@ -6,6 +6,7 @@ namespace RapidFix.Fast;
 /// </summary>
 public sealed record FastCodecLimits
 {
+    /// <summary>The limits the codec uses when none are given.</summary>
     public static FastCodecLimits Default { get; } = new();
 
     /// <summary>Largest string or byte vector a dictionary keeps as a previous value (bytes; at least 1).</summary>

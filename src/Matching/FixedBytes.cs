@@ -25,6 +25,7 @@ public struct Bytes16
     /// <summary>Copies <paramref name="value"/>; false (and nothing held) when it is longer than <see cref="Capacity"/>.</summary>
     public bool TrySet(ReadOnlySpan<byte> value) => FixedBytes.TrySet(_data, ref _length, value);
 
+    /// <summary>The bytes as ASCII text (allocates: for logs and tests).</summary>
     public override readonly string ToString() => System.Text.Encoding.ASCII.GetString(Span);
 
     [InlineArray(Capacity)]
@@ -56,6 +57,7 @@ public struct Bytes32
     /// <summary>Copies as much of <paramref name="value"/> as fits (exception values are shown, not compared).</summary>
     public void SetTruncated(ReadOnlySpan<byte> value) => TrySet(value.Length > Capacity ? value[..Capacity] : value);
 
+    /// <summary>The bytes as ASCII text (allocates: for logs and tests).</summary>
     public override readonly string ToString() => System.Text.Encoding.ASCII.GetString(Span);
 
     [InlineArray(Capacity)]

@@ -4,23 +4,41 @@ namespace RapidFix.Matching;
 [Flags]
 public enum InputFields
 {
+    /// <summary>No optional value.</summary>
     None = 0,
+    /// <summary>Settlement date (64).</summary>
     SettlDate = 1 << 0,
+    /// <summary>Trade currency (15).</summary>
     Currency = 1 << 1,
+    /// <summary>Quantity.</summary>
     Quantity = 1 << 2,
+    /// <summary>Price.</summary>
     Price = 1 << 3,
+    /// <summary>Gross amount (381).</summary>
     Gross = 1 << 4,
+    /// <summary>Commission (12).</summary>
     Commission = 1 << 5,
+    /// <summary>Fees.</summary>
     Fees = 1 << 6,
+    /// <summary>Tax.</summary>
     Tax = 1 << 7,
+    /// <summary>Accrued interest (159).</summary>
     Accrued = 1 << 8,
+    /// <summary>Net amount (118).</summary>
     Net = 1 << 9,
+    /// <summary>Settlement currency (120).</summary>
     SettlCurrency = 1 << 10,
+    /// <summary>Settlement amount (119).</summary>
     SettlAmount = 1 << 11,
+    /// <summary>FX rate (155).</summary>
     FxRate = 1 << 12,
+    /// <summary>Place of settlement.</summary>
     Place = 1 << 13,
+    /// <summary>Account.</summary>
     Account = 1 << 14,
+    /// <summary>Security (ISIN).</summary>
     Security = 1 << 15,
+    /// <summary>Trade date (75).</summary>
     TradeDate = 1 << 16,
 }
 

@@ -112,6 +112,7 @@ public struct MatchException
     /// <summary>Increasing from 1 for a matcher.</summary>
     public long Id;
 
+    /// <summary>Why the message or trade went to the queue.</summary>
     public ExceptionReason Reason;
 
     /// <summary>For <see cref="ExceptionReason.Mismatch"/> and <see cref="ExceptionReason.Expired"/>: the criterion.</summary>
@@ -132,8 +133,10 @@ public struct MatchException
     /// <summary>The message's kind, transaction type and ID to echo.</summary>
     public MessageKind Kind;
 
+    /// <summary>The message's transaction type, to echo.</summary>
     public TransType Trans;
 
+    /// <summary>The message's ID, to echo.</summary>
     public Bytes32 MessageId;
 
     /// <summary>Its sender (told through the ack or an exception notice).</summary>

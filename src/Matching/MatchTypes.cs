@@ -3,6 +3,7 @@ namespace RapidFix.Matching;
 /// <summary>The four atomic messages of a trade (GSTPA names) and the FIX message each one is.</summary>
 public enum MessageKind : byte
 {
+    /// <summary>Not set.</summary>
     None = 0,
 
     /// <summary>Notice of Execution: TradeCaptureReport (AE), from the executing broker, the block.</summary>
@@ -21,31 +22,52 @@ public enum MessageKind : byte
 /// <summary>What a message does to an earlier one (487, 71, 666, 163 mapped to one set).</summary>
 public enum TransType : byte
 {
+    /// <summary>A new message.</summary>
     New = 0,
+    /// <summary>Cancels an earlier message.</summary>
     Cancel = 1,
+    /// <summary>Replaces an earlier message.</summary>
     Replace = 2,
 }
 
 /// <summary>The 17 GSTPA matching criteria (numbers as in docs/matching.md).</summary>
 public enum Criterion : byte
 {
+    /// <summary>Not a criterion.</summary>
     None = 0,
+    /// <summary>1: trade date.</summary>
     TradeDate = 1,
+    /// <summary>2: settlement date.</summary>
     SettlementDate = 2,
+    /// <summary>3: security (ISIN).</summary>
     Security = 3,
+    /// <summary>4: side.</summary>
     Side = 4,
+    /// <summary>5: trade currency.</summary>
     TradeCurrency = 5,
+    /// <summary>6: quantity.</summary>
     Quantity = 6,
+    /// <summary>7: price.</summary>
     Price = 7,
+    /// <summary>8: gross amount.</summary>
     GrossAmount = 8,
+    /// <summary>9: commission.</summary>
     Commission = 9,
+    /// <summary>10: fees.</summary>
     Fees = 10,
+    /// <summary>11: tax.</summary>
     Tax = 11,
+    /// <summary>12: accrued interest (fixed income only).</summary>
     AccruedInterest = 12,
+    /// <summary>13: net amount.</summary>
     NetAmount = 13,
+    /// <summary>14: settlement currency.</summary>
     SettlementCurrency = 14,
+    /// <summary>15: account.</summary>
     Account = 15,
+    /// <summary>16: executing broker.</summary>
     ExecutingBroker = 16,
+    /// <summary>17: place of settlement.</summary>
     PlaceOfSettlement = 17,
 
     /// <summary>Not a matching criterion: the investment manager (a trade key field, checked like 16).</summary>
@@ -74,6 +96,7 @@ public enum ToleranceRule : byte
 /// <summary>Why a message (or an open trade) went to the exception queue.</summary>
 public enum ExceptionReason : byte
 {
+    /// <summary>No exception.</summary>
     None = 0,
 
     /// <summary>A required field is missing for this message kind (Tag says which).</summary>

@@ -33,11 +33,17 @@ public sealed record MatcherOptions
 /// <summary>What a matcher has done, readable at any time without allocation.</summary>
 public struct MatcherCounters
 {
+    /// <summary>Messages given to the matcher.</summary>
     public long Messages;
+    /// <summary>Messages accepted.</summary>
     public long Accepted;
+    /// <summary>Messages recognised as duplicates and ignored.</summary>
     public long Duplicates;
+    /// <summary>Messages rejected to the exception queue.</summary>
     public long Rejected;
+    /// <summary>Trades matched and confirmed (CLS).</summary>
     public long Cleared;
+    /// <summary>Open trades expired unmatched.</summary>
     public long Expired;
 
     /// <summary>Messages refused because a table was full (trades, messages): the back-pressure signal.</summary>

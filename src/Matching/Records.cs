@@ -8,34 +8,59 @@ namespace RapidFix.Matching;
 /// </summary>
 public struct MessageRecord
 {
+    /// <summary>The message's ID, as sent.</summary>
     public Bytes32 Id;
+    /// <summary>The security's ISIN.</summary>
     public Bytes16 Isin;
+    /// <summary>Which of the four messages it is.</summary>
     public MessageKind Kind;
+    /// <summary>New, cancel or replace.</summary>
     public TransType Trans;
     internal RecordState State;
+    /// <summary>Side (54), as its FIX character.</summary>
     public byte Side;
+    /// <summary>Which optional values the message carried.</summary>
     public InputFields Present;
+    /// <summary>The sending participant (index into static data).</summary>
     public int Sender;
+    /// <summary>The investment manager (index into static data).</summary>
     public int Im;
+    /// <summary>The executing broker (index into static data).</summary>
     public int Eb;
+    /// <summary>The security (index into static data).</summary>
     public int Security;
+    /// <summary>The trade currency (index into static data).</summary>
     public int Currency;
+    /// <summary>The settlement currency (index into static data).</summary>
     public int SettlCurrency;
+    /// <summary>The account (index into static data).</summary>
     public int Account;
+    /// <summary>The place of settlement (index into static data).</summary>
     public int Place;
+    /// <summary>Trade date, yyyymmdd.</summary>
     public int TradeDate;
+    /// <summary>Settlement date, yyyymmdd.</summary>
     public int SettlDate;
+    /// <summary>Quantity × 10^6.</summary>
     public long Quantity;
+    /// <summary>Price × 10^6.</summary>
     public long Price;
+    /// <summary>Gross amount × 10^6.</summary>
     public long Gross;
 
     /// <summary>Absolute commission (a percentage was converted against the gross amount).</summary>
     public long Commission;
+    /// <summary>Fees × 10^6.</summary>
     public long Fees;
+    /// <summary>Tax × 10^6.</summary>
     public long Tax;
+    /// <summary>Accrued interest × 10^6.</summary>
     public long Accrued;
+    /// <summary>Net amount × 10^6.</summary>
     public long Net;
+    /// <summary>Settlement amount × 10^6.</summary>
     public long SettlAmount;
+    /// <summary>FX rate × 10^6.</summary>
     public long FxRate;
 
     internal int Trade;

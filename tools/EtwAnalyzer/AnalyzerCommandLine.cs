@@ -1,3 +1,4 @@
+using System.CommandLine;
 using System.Globalization;
 
 namespace RapidFix.EtwAnalyzer;
@@ -39,6 +40,10 @@ public static class AnalyzerCommandLine
               Prints the providers (for dotnet-trace --providers), or with --env the EventPipe environment variables.
         """;
 
+    /// <summary>
+    /// Parses <paramref name="args"/> with System.CommandLine (the commands analyze, collect, providers and help);
+    /// on a mistake returns null and says what is wrong in <paramref name="error"/>.
+    /// </summary>
     public static AnalyzerCommand? Parse(IReadOnlyList<string> args, out string? error)
     {
         error = null;
@@ -48,153 +53,171 @@ public static class AnalyzerCommandLine
             return null;
         }
 
-        switch (args[0])
-        {
-            case "-h" or "--help" or "help":
-                return new HelpCommand();
-            case "collect":
-                return ParseCollect(args.Skip(1).ToList(), out error);
-            case "providers":
-                return ParseProviders(args.Skip(1).ToList(), out error);
-            case "analyze":
-                return ParseAnalyze(args.Skip(1).ToList(), out error);
-            default:
-                return ParseAnalyze(args, out error);
-        }
-    }
-
-    private static AnalyzerCommand? ParseAnalyze(IReadOnlyList<string> args, out string? error)
-    {
-        error = null;
-        string? trace = null;
-        string? output = null;
-        bool files = true;
+        // What follows "--" is the program to launch and its own arguments: kept out of the parse.
+        int dashDash = -1;
         for (int i = 0; i < args.Count; i++)
         {
-            switch (args[i])
+            if (args[i] == "--")
             {
-                case "--out":
-                    if (i + 1 >= args.Count || args[i + 1].StartsWith("--", StringComparison.Ordinal))
-                    {
-                        error = "--out needs a directory";
-                        return null;
-                    }
-
-                    output = args[++i];
-                    break;
-                case "--no-files":
-                    files = false;
-                    break;
-                default:
-                    if (args[i].StartsWith("--", StringComparison.Ordinal))
-                    {
-                        error = $"unknown option '{args[i]}'";
-                        return null;
-                    }
-
-                    if (trace is not null)
-                    {
-                        error = $"one trace at a time ('{trace}' and '{args[i]}' given)";
-                        return null;
-                    }
-
-                    trace = args[i];
-                    break;
+                dashDash = i;
+                break;
             }
         }
 
-        if (trace is null)
+        string[] ours = dashDash < 0 ? [.. args] : [.. args.Take(dashDash)];
+        var messages = new Dictionary<Symbol, string>();
+        var trace = new Argument<string[]>("trace") { Arity = ArgumentArity.ZeroOrMore, Description = "the trace: .nettrace, or .etl/.etlx (ETW)" };
+        var outDir = Described(new Option<string>("--out") { Description = "folder for the .hgrm files and the HTML plot (default: TRACE's name with '-analysis')" }, "--out needs a directory", messages);
+        var noFiles = new Option<bool>("--no-files") { Description = "print the report only" };
+        var analyze = new Command("analyze", "report each phase of a trace and the verdict (the default command)") { trace, outDir, noFiles };
+
+        var output = Described(new Option<string>("--output") { Description = "the trace file to write", DefaultValueFactory = _ => "trace.nettrace" }, "--output needs a file name", messages);
+        // Numbers are read here rather than by System.CommandLine, so that a bad one gets this tool's message.
+        var pid = Described(new Option<string>("--pid") { Description = "attach to this running .NET process (its id)" }, "--pid needs a process id", messages);
+        pid.Validators.Add(r =>
+        {
+            if (!int.TryParse(r.GetValueOrDefault<string>(), NumberStyles.None, CultureInfo.InvariantCulture, out int p) || p <= 0)
+            {
+                r.AddError("--pid needs a process id");
+            }
+        });
+        var duration = Described(new Option<string>("--duration") { Description = "seconds to trace an attached process" }, "--duration needs a positive number of seconds", messages);
+        duration.Validators.Add(r =>
+        {
+            if (Seconds(r.GetValueOrDefault<string>()) is null)
+            {
+                r.AddError("--duration needs a positive number of seconds");
+            }
+        });
+        var collect = new Command("collect", "run a program, or attach to a process, with tracing on: collect [--output FILE] -- PROGRAM [ARGS...] | collect --pid PID") { output, pid, duration };
+
+        var env = new Option<string?>("--env") { Description = "print the EventPipe environment variables instead (output FILE)", Arity = ArgumentArity.ZeroOrOne };
+        var providers = new Command("providers", "print the providers (for dotnet-trace --providers)") { env };
+        var help = new Command("help", "print the usage");
+
+        var rootTrace = new Argument<string[]>("trace") { Arity = ArgumentArity.ZeroOrMore };
+        var rootOut = Described(new Option<string>("--out"), "--out needs a directory", messages);
+        var rootNoFiles = new Option<bool>("--no-files");
+        var root = new RootCommand("RapidFix EtwAnalyzer") { analyze, collect, providers, help, rootTrace, rootOut, rootNoFiles };
+
+        // The root analyzes a trace too (no "analyze" needed): an action of its own, so no subcommand is required.
+        root.SetAction(_ => AnalyzerProgram.BadInput);
+        foreach (var command in new Command[] { root, analyze, collect, providers, help })
+        {
+            // Unknown options get this tool's wording below.
+            command.TreatUnmatchedTokensAsErrors = false;
+        }
+
+        ParseResult parse = root.Parse(ours);
+        if (parse.Action is System.CommandLine.Help.HelpAction || parse.CommandResult.Command == help)
+        {
+            return new HelpCommand();
+        }
+
+        var chosen = parse.CommandResult.Command;
+        if (chosen == providers)
+        {
+            if (parse.UnmatchedTokens.Count > 0 || parse.Errors.Count > 0 || dashDash >= 0)
+            {
+                error = $"providers takes only --env [FILE] (got '{string.Join(' ', args.Skip(1))}')";
+                return null;
+            }
+
+            bool asEnvironment = parse.GetResult(env) is not null;
+            return new ProvidersCommand(asEnvironment, parse.GetValue(env) ?? "trace.nettrace");
+        }
+
+        if (parse.Errors.Count > 0)
+        {
+            var first = parse.Errors[0];
+            var option = first.SymbolResult switch
+            {
+                System.CommandLine.Parsing.OptionResult o => o.Option,
+                System.CommandLine.Parsing.ArgumentResult { Parent: System.CommandLine.Parsing.OptionResult o } => o.Option,
+                _ => null,
+            };
+            error = option is not null && messages.TryGetValue(option, out string? message) ? message : first.Message;
+            return null;
+        }
+
+        if (chosen == collect)
+        {
+            if (parse.UnmatchedTokens.Count > 0)
+            {
+                error = $"unknown collect option '{parse.UnmatchedTokens[0]}' (a program to launch goes after --)";
+                return null;
+            }
+
+            bool attach = parse.GetResult(pid) is not null;
+            if (dashDash >= 0)
+            {
+                if (attach)
+                {
+                    error = "collect takes either --pid or a program after --, not both";
+                    return null;
+                }
+
+                if (dashDash + 1 >= args.Count)
+                {
+                    error = "no program after --";
+                    return null;
+                }
+
+                return new LaunchCommand(parse.GetValue(output)!, args[dashDash + 1], args.Skip(dashDash + 2).ToList());
+            }
+
+            if (!attach)
+            {
+                error = "collect needs --pid PID, or -- PROGRAM [ARGS...]";
+                return null;
+            }
+
+            int processId = int.Parse(parse.GetValue(pid)!, NumberStyles.None, CultureInfo.InvariantCulture);
+            return new AttachCommand(parse.GetValue(output)!, processId, Seconds(parse.GetValue(duration)));
+        }
+
+        bool isRoot = chosen == root;
+        string[] traces = [.. parse.GetValue(isRoot ? rootTrace : trace) ?? [], .. parse.UnmatchedTokens];
+
+        // An option this tool does not know arrives as a trace path: name it as what it is.
+        if (traces.FirstOrDefault(t => t.StartsWith("--", StringComparison.Ordinal)) is { } unknown)
+        {
+            error = $"unknown option '{unknown}'";
+            return null;
+        }
+
+        if (dashDash >= 0)
+        {
+            error = "unknown option '--' (a program to trace goes after collect ... --)";
+            return null;
+        }
+
+        if (traces.Length == 0)
         {
             error = "no trace file given";
             return null;
         }
 
-        output ??= Path.Combine(Path.GetDirectoryName(Path.GetFullPath(trace)) ?? ".", Path.GetFileNameWithoutExtension(trace) + "-analysis");
-        return new AnalyzeCommand(trace, output, files);
-    }
-
-    private static AnalyzerCommand? ParseCollect(IReadOnlyList<string> args, out string? error)
-    {
-        error = null;
-        string output = "trace.nettrace";
-        int? pid = null;
-        TimeSpan? duration = null;
-        for (int i = 0; i < args.Count; i++)
+        if (traces.Length > 1)
         {
-            switch (args[i])
-            {
-                case "--":
-                    if (pid is not null)
-                    {
-                        error = "collect takes either --pid or a program after --, not both";
-                        return null;
-                    }
-
-                    if (i + 1 >= args.Count)
-                    {
-                        error = "no program after --";
-                        return null;
-                    }
-
-                    return new LaunchCommand(output, args[i + 1], args.Skip(i + 2).ToList());
-                case "--output":
-                    if (i + 1 >= args.Count)
-                    {
-                        error = "--output needs a file name";
-                        return null;
-                    }
-
-                    output = args[++i];
-                    break;
-                case "--pid":
-                    if (i + 1 >= args.Count || !int.TryParse(args[i + 1], NumberStyles.None, CultureInfo.InvariantCulture, out int p) || p <= 0)
-                    {
-                        error = "--pid needs a process id";
-                        return null;
-                    }
-
-                    pid = p;
-                    i++;
-                    break;
-                case "--duration":
-                    if (i + 1 >= args.Count || !double.TryParse(args[i + 1], NumberStyles.Float, CultureInfo.InvariantCulture, out double s) || s <= 0)
-                    {
-                        error = "--duration needs a positive number of seconds";
-                        return null;
-                    }
-
-                    duration = TimeSpan.FromSeconds(s);
-                    i++;
-                    break;
-                default:
-                    error = $"unknown collect option '{args[i]}' (a program to launch goes after --)";
-                    return null;
-            }
-        }
-
-        if (pid is null)
-        {
-            error = "collect needs --pid PID, or -- PROGRAM [ARGS...]";
+            error = $"one trace at a time ('{traces[0]}' and '{traces[1]}' given)";
             return null;
         }
 
-        return new AttachCommand(output, pid.Value, duration);
+        string path = traces[0];
+        string outputDirectory = parse.GetValue(isRoot ? rootOut : outDir)
+            ?? Path.Combine(Path.GetDirectoryName(Path.GetFullPath(path)) ?? ".", Path.GetFileNameWithoutExtension(path) + "-analysis");
+        return new AnalyzeCommand(path, outputDirectory, !parse.GetValue(isRoot ? rootNoFiles : noFiles));
     }
 
-    private static AnalyzerCommand? ParseProviders(IReadOnlyList<string> args, out string? error)
+    /// <summary>A positive number of seconds, or null when <paramref name="text"/> is not one.</summary>
+    private static TimeSpan? Seconds(string? text) =>
+        double.TryParse(text, NumberStyles.Float, CultureInfo.InvariantCulture, out double s) && s > 0 ? TimeSpan.FromSeconds(s) : null;
+
+    /// <summary>Records the message a mistake in <paramref name="option"/>'s value gets.</summary>
+    private static Option<T> Described<T>(Option<T> option, string message, Dictionary<Symbol, string> messages)
     {
-        error = null;
-        if (args.Count == 0)
-        {
-            return new ProvidersCommand(false, "trace.nettrace");
-        }
-
-        if (args[0] == "--env" && args.Count <= 2)
-        {
-            return new ProvidersCommand(true, args.Count == 2 ? args[1] : "trace.nettrace");
-        }
-
-        error = $"providers takes only --env [FILE] (got '{string.Join(' ', args)}')";
-        return null;
+        messages[option] = message;
+        return option;
     }
 }

@@ -1,7 +1,9 @@
+using System.CommandLine;
 using System.Diagnostics;
 using System.Globalization;
 using System.Runtime.CompilerServices;
 using System.Runtime.InteropServices;
+using RapidFix.CommandLine;
 using RapidFix.Fast.Templates;
 
 namespace RapidFix.Fuzzing;
@@ -20,100 +22,107 @@ public static class Program
 
     public static int Main(string[] args)
     {
+        var target = new Argument<string>("target") { Description = "what to fuzz: fix (framer, parser, validator) or fast (the FAST decoder)" };
+        target.AcceptOnlyFromAmong("fix", "fast");
+        var cases = new Option<long>("--cases") { Description = "cases to run", DefaultValueFactory = _ => 1_000_000 };
+        cases.Check(value => value >= 1, "--cases must be at least 1");
+        var seconds = new Option<double>("--seconds") { Description = "stop after this many seconds (default: no limit)", DefaultValueFactory = _ => double.PositiveInfinity };
+        seconds.Positive();
+        var seed = new Option<int>("--seed") { Description = "random seed: the same seed gives the same cases", DefaultValueFactory = _ => 20261123 };
+        var findings = new Option<string>("--findings") { Description = "folder for the findings", DefaultValueFactory = _ => "artifacts/fuzz-findings" };
+        var caseMs = new Option<int>("--case-ms") { Description = "time bound of one case, in milliseconds (over it: a hang)", DefaultValueFactory = _ => 2_000 };
+        caseMs.AtLeast(1);
+        var shared = new Option<string?>("--shared") { Description = "the shared folder with fast/ (default: ../shared beside the repository)" };
+        var replay = new Option<string[]>("--replay") { Description = "run these saved inputs instead of a campaign", AllowMultipleArgumentsPerToken = true };
+
+        var aflTarget = new Argument<string>("target") { Description = "fix or fast" };
+        aflTarget.AcceptOnlyFromAmong("fix", "fast");
+        var afl = new Command("afl", "the entry point for AFL++ through SharpFuzz (tools/fuzz.sh --afl)") { aflTarget };
+        afl.SetAction(parse => Guarded(() => Afl(parse.GetValue(aflTarget)!)));
+
+        var seedsTarget = new Argument<string>("target") { Description = "fix or fast" };
+        seedsTarget.AcceptOnlyFromAmong("fix", "fast");
+        var seedsFolder = new Argument<string>("folder") { Description = "where to write the seed files" };
+        var seeds = new Command("seeds", "write the seed corpus as files, for AFL's input folder") { seedsTarget, seedsFolder };
+        seeds.SetAction(parse => Guarded(() => WriteSeeds(parse.GetValue(seedsTarget)!, parse.GetValue(seedsFolder)!)));
+
+        var root = new RootCommand("RapidFix fuzzing campaign: mutates the target's seed corpus in process, checks its invariants and that the steady state allocates nothing. Exit code: 0 nothing found, 1 findings, 2 usage error, 3 a hang.")
+        {
+            target, cases, seconds, seed, findings, caseMs, shared, replay, afl, seeds,
+        };
+        root.SetAction(parse => Guarded(() =>
+        {
+            string name = parse.GetValue(target)!;
+            var fuzzTarget = CreateTarget(name, SharedDirectory(parse.GetValue(shared)));
+            string[] saved = parse.GetValue(replay) ?? [];
+            return saved.Length > 0
+                ? Replay(fuzzTarget, [.. saved])
+                : Campaign(name, fuzzTarget, parse.GetValue(cases), parse.GetValue(seconds), parse.GetValue(seed), parse.GetValue(findings)!, parse.GetValue(caseMs));
+        }));
+
+        ParseResult result = root.Parse(args);
+        if (result.Errors.Count > 0)
+        {
+            foreach (var error in result.Errors)
+            {
+                Console.Error.WriteLine($"fuzz: {error.Message}");
+            }
+
+            Console.Error.WriteLine("fuzz: --help lists the commands and options");
+            return 2;
+        }
+
+        return result.Invoke();
+    }
+
+    /// <summary>A mistake of the user (a missing folder, a target without its data) is one line and exit code 2.</summary>
+    private static int Guarded(Func<int> run)
+    {
         try
         {
-            return Run(args);
+            return run();
         }
-        catch (ArgumentException e)
+        catch (Exception e) when (e is ArgumentException or IOException or UnauthorizedAccessException or FastTemplateException)
         {
-            Console.Error.WriteLine(e.Message);
-            Console.Error.WriteLine("usage: fuzz fix|fast [--cases N] [--seconds S] [--seed K] [--findings DIR] [--case-ms M] [--shared DIR] | fuzz fix|fast --replay FILE... | fuzz afl fix|fast | fuzz seeds fix|fast DIR");
+            Console.Error.WriteLine($"fuzz: {e.Message}");
             return 2;
         }
     }
 
-    private static int Run(string[] args)
+    /// <summary>The seed corpus as files, for AFL's input folder.</summary>
+    private static int WriteSeeds(string name, string folder)
     {
-        if (args.Length == 0)
+        var seedTarget = CreateTarget(name, SharedDirectory(null));
+        Directory.CreateDirectory(folder);
+        var seeds = seedTarget.Seeds;
+        int count = Math.Min(seeds.Length, 64);
+        for (int i = 0; i < count; i++)
         {
-            throw new ArgumentException("no target given");
+            File.WriteAllBytes(Path.Combine(folder, $"seed-{i:D3}.bin"), seeds[i * seeds.Length / count]);
         }
 
-        if (args[0] == "seeds")
+        Console.WriteLine($"{count} seeds written to {folder}");
+        return 0;
+    }
+
+    private static int Afl(string aflName)
+    {
+        string? aflShared = SharedDirectory(null);
+        IFuzzTarget? aflTarget = null;
+        byte[] buffer = [];
+        SharpFuzz.Fuzzer.OutOfProcess.Run(stream =>
         {
-            // The seed corpus as files, for AFL's input folder.
-            var seedTarget = CreateTarget(args.Length > 2 ? args[1] : throw new ArgumentException("seeds needs a target and a folder"), SharedDirectory(null));
-            Directory.CreateDirectory(args[2]);
-            var seeds = seedTarget.Seeds;
-            int count = Math.Min(seeds.Length, 64);
-            for (int i = 0; i < count; i++)
+            // Created inside the run: instrumented code may only execute once SharpFuzz has set up AFL's map.
+            if (aflTarget is null)
             {
-                File.WriteAllBytes(Path.Combine(args[2], $"seed-{i:D3}.bin"), seeds[i * seeds.Length / count]);
+                aflTarget = CreateTarget(aflName, aflShared);
+                buffer = new byte[aflTarget.MaxInput];
             }
 
-            Console.WriteLine($"{count} seeds written to {args[2]}");
-            return 0;
-        }
-
-        if (args[0] == "afl")
-        {
-            string aflName = args.Length > 1 ? args[1] : throw new ArgumentException("afl needs a target");
-            string? aflShared = SharedDirectory(null);
-            IFuzzTarget? aflTarget = null;
-            byte[] buffer = [];
-            SharpFuzz.Fuzzer.OutOfProcess.Run(stream =>
-            {
-                // Created inside the run: instrumented code may only execute once SharpFuzz has set up AFL's map.
-                if (aflTarget is null)
-                {
-                    aflTarget = CreateTarget(aflName, aflShared);
-                    buffer = new byte[aflTarget.MaxInput];
-                }
-
-                int n = stream.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
-                aflTarget.Run(buffer.AsSpan(0, n)); // an invariant broken throws: AFL records a crash
-            });
-            return 0;
-        }
-
-        string name = args[0];
-        long cases = 1_000_000;
-        double seconds = double.PositiveInfinity;
-        int seed = 20261123;
-        string findings = "artifacts/fuzz-findings";
-        int caseMs = 2_000;
-        string? shared = null;
-        var replay = new List<string>();
-        for (int i = 1; i < args.Length; i++)
-        {
-            string arg = args[i];
-            string Value() => i + 1 < args.Length ? args[++i] : throw new ArgumentException($"{arg} needs a value");
-            switch (arg)
-            {
-                case "--cases": cases = long.Parse(Value(), NumberStyles.None, CultureInfo.InvariantCulture); break;
-                case "--seconds": seconds = double.Parse(Value(), CultureInfo.InvariantCulture); break;
-                case "--seed": seed = int.Parse(Value(), CultureInfo.InvariantCulture); break;
-                case "--findings": findings = Value(); break;
-                case "--case-ms": caseMs = int.Parse(Value(), CultureInfo.InvariantCulture); break;
-                case "--shared": shared = Value(); break;
-                case "--replay":
-                    while (i + 1 < args.Length && !args[i + 1].StartsWith("--", StringComparison.Ordinal))
-                    {
-                        replay.Add(args[++i]);
-                    }
-
-                    break;
-                default: throw new ArgumentException($"unknown option {arg}");
-            }
-        }
-
-        var target = CreateTarget(name, SharedDirectory(shared));
-        if (replay.Count > 0)
-        {
-            return Replay(target, replay);
-        }
-
-        return Campaign(name, target, cases, seconds, seed, findings, caseMs);
+            int n = stream.ReadAtLeast(buffer, buffer.Length, throwOnEndOfStream: false);
+            aflTarget.Run(buffer.AsSpan(0, n)); // an invariant broken throws: AFL records a crash
+        });
+        return 0;
     }
 
     private static IFuzzTarget CreateTarget(string name, string? shared) => name switch

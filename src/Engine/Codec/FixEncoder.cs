@@ -306,7 +306,9 @@ public sealed class FixEncoder
 /// <summary>A finished message inside the encoder's buffer.</summary>
 public readonly record struct EncodedMessage(byte[] Buffer, int Offset, int Length, int BodyLength)
 {
+    /// <summary>The encoded message's bytes.</summary>
     public ReadOnlySpan<byte> Span => new(Buffer, Offset, Length);
 
+    /// <summary>The encoded message's bytes as memory (for APIs that take <see cref="ReadOnlyMemory{T}"/>).</summary>
     public ReadOnlyMemory<byte> Memory => new(Buffer, Offset, Length);
 }

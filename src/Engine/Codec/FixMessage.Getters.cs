@@ -30,10 +30,13 @@ public sealed partial class FixMessage
         return true;
     }
 
+    /// <summary>Reads an int field of the message's top level (header, body or trailer); false when absent or not a strict integer.</summary>
     public bool TryGetInt(int tag, out int value) => TryGetInt(FieldScope.Message, tag, out value);
 
+    /// <summary>Reads a long field of the message's top level; false when absent or not a strict integer.</summary>
     public bool TryGetLong(int tag, out long value) => TryGetLong(FieldScope.Message, tag, out value);
 
+    /// <summary>Reads a decimal field of the message's top level (mantissa and exponent, the text's scale kept); false when absent or malformed.</summary>
     public bool TryGetDecimal(int tag, out FixDecimal value) => TryGetDecimal(FieldScope.Message, tag, out value);
 
     /// <summary>A CHAR field's single byte.</summary>
@@ -47,6 +50,7 @@ public sealed partial class FixMessage
 
     bool IFieldAccessor.Contains(FieldScope scope, int tag) => Find(scope, tag) >= 0;
 
+    /// <inheritdoc/>
     public bool TryGetText(FieldScope scope, int tag, out ReadOnlySpan<byte> value)
     {
         int i = Find(scope, tag);
@@ -60,6 +64,7 @@ public sealed partial class FixMessage
         return true;
     }
 
+    /// <inheritdoc/>
     public bool TryGetInt(FieldScope scope, int tag, out int value)
     {
         int i = Find(scope, tag);
@@ -72,6 +77,7 @@ public sealed partial class FixMessage
         return false;
     }
 
+    /// <inheritdoc/>
     public bool TryGetLong(FieldScope scope, int tag, out long value)
     {
         int i = Find(scope, tag);
@@ -84,6 +90,7 @@ public sealed partial class FixMessage
         return false;
     }
 
+    /// <inheritdoc/>
     public bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value)
     {
         int i = Find(scope, tag);
@@ -96,6 +103,7 @@ public sealed partial class FixMessage
         return false;
     }
 
+    /// <inheritdoc/>
     public bool TryGetChar(FieldScope scope, int tag, out byte value)
     {
         int i = Find(scope, tag);
@@ -109,6 +117,7 @@ public sealed partial class FixMessage
         return false;
     }
 
+    /// <inheritdoc/>
     public bool TryGetBool(FieldScope scope, int tag, out bool value)
     {
         int i = Find(scope, tag);
@@ -121,6 +130,7 @@ public sealed partial class FixMessage
         return false;
     }
 
+    /// <inheritdoc/>
     public bool TryGetTimestamp(FieldScope scope, int tag, out FixTimestamp value)
     {
         int i = Find(scope, tag);
@@ -140,6 +150,7 @@ public sealed partial class FixMessage
         return g >= 0 ? _groups[g].Actual : 0;
     }
 
+    /// <inheritdoc/>
     public bool TryGetGroupEntry(FieldScope scope, int countTag, int index, out FieldScope entry)
     {
         int g = FindGroupInstance(scope, countTag);
@@ -246,22 +257,31 @@ public readonly struct FixGroupEntry
     /// <summary>The entry's scope, usable with the <see cref="IFieldAccessor"/> methods of the message.</summary>
     public FieldScope Scope { get; }
 
+    /// <summary>True when the entry holds <paramref name="tag"/>.</summary>
     public bool Contains(int tag) => _message.Find(Scope, tag) >= 0;
 
+    /// <summary>The raw value of <paramref name="tag"/> in this entry; false when absent. The span points into the message's bytes.</summary>
     public bool TryGetValue(int tag, out ReadOnlySpan<byte> value) => _message.TryGetText(Scope, tag, out value);
 
+    /// <summary>The raw value of <paramref name="tag"/> in this entry, empty when absent. The span points into the message's bytes.</summary>
     public ReadOnlySpan<byte> GetValue(int tag) => _message.TryGetText(Scope, tag, out var v) ? v : default;
 
+    /// <summary>Reads an int field of this entry; false when absent or not a strict integer.</summary>
     public bool TryGetInt(int tag, out int value) => _message.TryGetInt(Scope, tag, out value);
 
+    /// <summary>Reads a long field of this entry; false when absent or not a strict integer.</summary>
     public bool TryGetLong(int tag, out long value) => _message.TryGetLong(Scope, tag, out value);
 
+    /// <summary>Reads a decimal field of this entry; false when absent or malformed.</summary>
     public bool TryGetDecimal(int tag, out FixDecimal value) => _message.TryGetDecimal(Scope, tag, out value);
 
+    /// <summary>Reads a one-character field of this entry; false when absent or longer than one byte.</summary>
     public bool TryGetChar(int tag, out byte value) => _message.TryGetChar(Scope, tag, out value);
 
+    /// <summary>Reads a Y/N field of this entry; false when absent or neither Y nor N.</summary>
     public bool TryGetBool(int tag, out bool value) => _message.TryGetBool(Scope, tag, out value);
 
+    /// <summary>Reads a UTCTimestamp field of this entry; false when absent or malformed.</summary>
     public bool TryGetTimestamp(int tag, out FixTimestamp value) => _message.TryGetTimestamp(Scope, tag, out value);
 
     /// <summary>A group nested in this entry.</summary>

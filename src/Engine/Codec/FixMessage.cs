@@ -61,11 +61,13 @@ public sealed partial class FixMessage : IFieldAccessor
     private bool _hasDelimiterInValue;
     private int _errorTag;
 
+    /// <summary>A view with the default table sizes (<see cref="FixMessageOptions.Default"/>): create it at startup and parse into it again and again.</summary>
     public FixMessage()
         : this(FixMessageOptions.Default)
     {
     }
 
+    /// <summary>A view whose tables (fields, groups, indexed tags) are sized by <paramref name="options"/>; exceeding them is a parse error, not growth.</summary>
     public FixMessage(FixMessageOptions options)
     {
         ArgumentNullException.ThrowIfNull(options);

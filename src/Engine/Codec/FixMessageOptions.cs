@@ -6,6 +6,7 @@ namespace RapidFix.Engine.Codec;
 /// </summary>
 public sealed record FixMessageOptions
 {
+    /// <summary>The sizes the engine uses when a session's settings say nothing.</summary>
     public static FixMessageOptions Default { get; } = new();
 
     /// <summary>Most fields in one message, all levels (setting MaxFieldsPerMessage).</summary>

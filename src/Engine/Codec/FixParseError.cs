@@ -7,6 +7,7 @@ namespace RapidFix.Engine.Codec;
 /// </summary>
 public enum FixParseError : byte
 {
+    /// <summary>The message parsed.</summary>
     None,
 
     /// <summary>A tag is not a number.</summary>

@@ -19,6 +19,7 @@ public enum FrameStatus : byte
 /// <summary>Why a frame was garbled.</summary>
 public enum FrameError : byte
 {
+    /// <summary>Not a failure (the frame is complete or needs more data).</summary>
     None,
 
     /// <summary>BeginString (8) is not followed by BodyLength (9).</summary>

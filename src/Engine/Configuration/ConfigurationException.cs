@@ -6,6 +6,7 @@ namespace RapidFix.Engine.Configuration;
 /// </summary>
 public sealed class ConfigurationException : Exception
 {
+    /// <summary>A settings error: <paramref name="message"/> says what is wrong; the file, line and key say where, when known.</summary>
     public ConfigurationException(string message, string? filePath = null, int line = 0, string? key = null)
         : base(Format(message, filePath, line, key))
     {

@@ -63,17 +63,22 @@ public enum SettingOrigin
 /// <summary>One key the engine understands: its type, default and meaning.</summary>
 public sealed record SettingDefinition
 {
+    /// <summary>The key as written in a settings file.</summary>
     public required string Key { get; init; }
 
+    /// <summary>How the value is parsed and checked.</summary>
     public required SettingType Type { get; init; }
 
+    /// <summary>What the setting does (one sentence, shown in the catalogue and docs/configuration.md).</summary>
     public required string Description { get; init; }
 
     /// <summary>The value used when neither the session nor [DEFAULT] sets the key; null when there is none.</summary>
     public string? DefaultValue { get; init; }
 
+    /// <summary>Whether the engine honours it; an unsupported setting is refused at load rather than ignored.</summary>
     public SettingSupport Support { get; init; } = SettingSupport.Supported;
 
+    /// <summary>Where the key comes from: QuickFIX's set, or RapidFix's own.</summary>
     public SettingOrigin Origin { get; init; } = SettingOrigin.QuickFix;
 
     /// <summary>For <see cref="SettingType.Choice"/>: the accepted values, in their canonical spelling.</summary>

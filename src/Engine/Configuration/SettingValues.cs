@@ -41,12 +41,14 @@ public static class SettingValues
         ["South Africa Standard Time"] = "Africa/Johannesburg",
     };
 
+    /// <summary>Parses Y or N; returns null when it parses, else what is wrong.</summary>
     public static string? TryParseBool(string text, out bool value)
     {
         value = text == "Y";
         return text is "Y" or "N" ? null : $"'{text}' is not a boolean: write Y or N";
     }
 
+    /// <summary>Parses a whole number between <paramref name="min"/> and <paramref name="max"/>; returns null when it parses, else what is wrong.</summary>
     public static string? TryParseInteger(string text, long min, long max, out long value)
     {
         if (!long.TryParse(text, NumberStyles.AllowLeadingSign, CultureInfo.InvariantCulture, out value))
@@ -57,6 +59,7 @@ public static class SettingValues
         return value < min || value > max ? $"{value} is out of range: it must be between {min} and {max}" : null;
     }
 
+    /// <summary>Parses a time of day (HH:MM:SS); returns null when it parses, else what is wrong.</summary>
     public static string? TryParseTimeOfDay(string text, out TimeOnly value)
     {
         return TimeOnly.TryParseExact(text, TimeFormats, CultureInfo.InvariantCulture, DateTimeStyles.None, out value)
@@ -84,6 +87,7 @@ public static class SettingValues
         return $"'{text}' is not a day of the week: write Monday, Mon or Mo";
     }
 
+    /// <summary>Parses a comma-separated list of day names; returns null when it parses, else what is wrong.</summary>
     public static string? TryParseDayList(string text, out IReadOnlyList<DayOfWeek> days)
     {
         var result = new List<DayOfWeek>();
@@ -104,6 +108,7 @@ public static class SettingValues
         return null;
     }
 
+    /// <summary>Parses one of <paramref name="allowed"/> (ignoring case) into its canonical spelling; returns null when it parses, else what is wrong.</summary>
     public static string? TryParseChoice(string text, IReadOnlyList<string> allowed, out string canonical)
     {
         foreach (var candidate in allowed)

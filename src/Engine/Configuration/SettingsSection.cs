@@ -34,6 +34,7 @@ public sealed class SettingsSection
     /// <summary>A name for messages: "[DEFAULT]" or "[SESSION] #2".</summary>
     public string DisplayName => SessionNumber > 0 ? $"[{Name}] #{SessionNumber}" : $"[{Name}]";
 
+    /// <summary>The entry for <paramref name="key"/> written in this section (not inherited from [DEFAULT]); false when absent.</summary>
     public bool TryGet(string key, out SettingEntry entry) => _byKey.TryGetValue(key, out entry);
 
     /// <summary>Adds an entry; returns the earlier entry with the same key, if any.</summary>

@@ -6,6 +6,7 @@ namespace RapidFix.Engine.Configuration;
 /// <param name="Section">The section it was read from; null when it is the catalogue default.</param>
 public readonly record struct SettingValue(string Value, int Line, SettingsSection? Section)
 {
+    /// <summary>True for the [DEFAULT] section's view.</summary>
     public bool IsDefault => Section is null;
 }
 
@@ -51,11 +52,13 @@ public abstract class SettingsView
         return false;
     }
 
+    /// <summary>The value of <paramref name="key"/> (this section, then [DEFAULT], then the catalogue's default); a <see cref="ConfigurationException"/> when none.</summary>
     public string GetString(string key) => Require(key).Value;
 
     /// <summary>The value, or null when the key is set nowhere and has no default.</summary>
     public string? GetStringOrNull(string key) => TryGetValue(key, out var value) ? value.Value : null;
 
+    /// <summary>The value of <paramref name="key"/> as an int; a <see cref="ConfigurationException"/> naming the line when it is not one.</summary>
     public int GetInt(string key)
     {
         var value = Require(key);
@@ -67,6 +70,7 @@ public abstract class SettingsView
         return (int)parsed;
     }
 
+    /// <summary>The value of <paramref name="key"/> as Y/N; a <see cref="ConfigurationException"/> naming the line when it is neither.</summary>
     public bool GetBool(string key)
     {
         var value = Require(key);
@@ -74,6 +78,7 @@ public abstract class SettingsView
         return parsed;
     }
 
+    /// <summary>The value of <paramref name="key"/> as a time of day; a <see cref="ConfigurationException"/> naming the line when it is not one.</summary>
     public TimeOnly GetTimeOfDay(string key)
     {
         var value = Require(key);
@@ -81,6 +86,7 @@ public abstract class SettingsView
         return parsed;
     }
 
+    /// <summary>The value of <paramref name="key"/> as a day of the week; a <see cref="ConfigurationException"/> naming the line when it is not one.</summary>
     public DayOfWeek GetDayOfWeek(string key)
     {
         var value = Require(key);
@@ -88,6 +94,7 @@ public abstract class SettingsView
         return parsed;
     }
 
+    /// <summary>The value of <paramref name="key"/> as a list of days; a <see cref="ConfigurationException"/> naming the line when it is not one.</summary>
     public IReadOnlyList<DayOfWeek> GetDays(string key)
     {
         var value = Require(key);
@@ -118,6 +125,7 @@ public abstract class SettingsView
         return canonical;
     }
 
+    /// <summary>The value of <paramref name="key"/> as a time zone known to this machine; a <see cref="ConfigurationException"/> naming the line otherwise.</summary>
     public TimeZoneInfo GetTimeZone(string key)
     {
         var value = Require(key);
@@ -186,6 +194,7 @@ public sealed class SessionSettings : SettingsView
     /// <summary>The same settings for another identity (a session created from an acceptor template).</summary>
     internal SessionSettings For(SessionId id) => new(FilePath, Section, _defaults, id);
 
+    /// <summary>The identity of the session this section defines.</summary>
     public SessionId SessionId { get; }
 
     /// <summary>The session's own section.</summary>
@@ -229,5 +238,6 @@ public sealed class SessionSettings : SettingsView
         SettingValue Find(string key) => TryGetValue(key, out var value) ? value : default;
     }
 
+    /// <summary>The session's identity, as in logs.</summary>
     public override string ToString() => SessionId.ToString();
 }

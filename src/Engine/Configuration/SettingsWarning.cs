@@ -43,6 +43,7 @@ public sealed record SettingsWarning(
     string? Key,
     string Message)
 {
+    /// <summary>The warning as "file(line): text", the way compilers print theirs.</summary>
     public override string ToString() =>
         $"{FilePath}({Line}): warning {Kind}{(Section is null ? "" : " in " + Section)}: {Message}";
 }

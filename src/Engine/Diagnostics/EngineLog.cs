@@ -8,58 +8,106 @@ namespace RapidFix.Engine.Diagnostics;
 /// <summary>Severity of a log line.</summary>
 public enum LogLevel : byte
 {
+    /// <summary>Detail for diagnosis: every message-level event.</summary>
     Debug,
+    /// <summary>The session's life: connections, logons, logouts.</summary>
     Info,
+    /// <summary>Something the counterparty or the network did wrong that the engine handled (rejects, gaps, refused connections).</summary>
     Warning,
+    /// <summary>Something the engine could not handle as asked (a store write failed, a fault).</summary>
     Error,
 }
 
 /// <summary>The events the engine logs. Each has a fixed text with up to two numbers (A, B).</summary>
 public enum LogEvent : ushort
 {
+    /// <summary>Logged as "session created".</summary>
     SessionCreated,
+    /// <summary>Logged as "connected".</summary>
     Connected,
+    /// <summary>Logged as "connection attempt failed: " and what the socket error means (refused, timed out, host unreachable...), or its number for one without a name (A).</summary>
     ConnectFailed,
+    /// <summary>Logged as "logon received, MsgSeqNum A, HeartBtInt B".</summary>
     LogonReceived,
+    /// <summary>Logged as "logon sent, MsgSeqNum A".</summary>
     LogonSent,
+    /// <summary>Logged as "logon refused by the application".</summary>
     LogonRefused,
+    /// <summary>Logged as "logout received, MsgSeqNum A".</summary>
     LogoutReceived,
+    /// <summary>Logged as "logout sent, MsgSeqNum A".</summary>
     LogoutSent,
+    /// <summary>Logged as "disconnected:".</summary>
     Disconnected,
+    /// <summary>Logged as "MsgSeqNum too high, expecting A but received B".</summary>
     MsgSeqNumTooHigh,
+    /// <summary>Logged as "MsgSeqNum too low, expecting A but received B".</summary>
     MsgSeqNumTooLow,
+    /// <summary>Logged as "sent ResendRequest from A to B".</summary>
     ResendRequestSent,
+    /// <summary>Logged as "received ResendRequest from A to B".</summary>
     ResendRequestReceived,
+    /// <summary>Logged as "ResendRequest satisfied through A".</summary>
     ResendSatisfied,
+    /// <summary>Logged as "SequenceReset: next expected A -&gt; B".</summary>
     SequenceResetReceived,
+    /// <summary>Logged as "gap fill sent from A to B".</summary>
     GapFillSent,
+    /// <summary>Logged as "Reject sent: , tag B".</summary>
     RejectSent,
+    /// <summary>Logged as "BusinessMessageReject sent, reason A, RefSeqNum B".</summary>
     BusinessRejectSent,
+    /// <summary>Logged as "garbled message ignored (code A)".</summary>
     GarbledMessage,
+    /// <summary>Logged as "message with a bad CheckSum ignored".</summary>
     BadChecksum,
+    /// <summary>Logged as "TestRequest sent".</summary>
     TestRequestSent,
+    /// <summary>Logged as "timed out waiting for heartbeat".</summary>
     HeartbeatTimeout,
+    /// <summary>Logged as "outbound buffer full (A bytes waiting): counterparty too slow, logging out".</summary>
     OutboundBufferFull,
+    /// <summary>Logged as "too many messages ahead of a gap; MsgSeqNum A".</summary>
     InboundQueueFull,
+    /// <summary>Logged as "incorrect BeginString, logging out".</summary>
     IncorrectBeginString,
+    /// <summary>Logged as "CompID problem, logging out".</summary>
     CompIdProblem,
+    /// <summary>Logged as "SendingTime accuracy problem, logging out".</summary>
     SendingTimeAccuracy,
+    /// <summary>Logged as "logon for an unknown session refused".</summary>
     UnknownSession,
+    /// <summary>Logged as "second connection for a logged-on session refused".</summary>
     AlreadyLoggedOn,
+    /// <summary>Logged as "first message was not a Logon (MsgSeqNum A): disconnected".</summary>
     NotLogonFirst,
+    /// <summary>Logged as "message larger than MaxMessageSize (A bytes)".</summary>
     MessageTooLarge,
+    /// <summary>Logged as "message store refused a write (status A)".</summary>
     StoreWriteFailed,
+    /// <summary>Logged as "sequence numbers reset".</summary>
     SessionReset,
+    /// <summary>Logged as "no logon within LogonTimeout (A s): disconnecting".</summary>
     LogonTimedOut,
+    /// <summary>Logged as "Logon NextExpectedMsgSeqNum(789) B is higher than our next MsgSeqNum A, logging out".</summary>
     NextExpectedMsgSeqNumTooHigh,
+    /// <summary>Logged as "Logon NextExpectedMsgSeqNum(789): resending A to B".</summary>
     ResendForNextExpected,
+    /// <summary>Logged as "MsgSeqNum gap A to B will be resent by the counterparty (NextExpectedMsgSeqNum in our Logon)".</summary>
     ResendExpectedFromLogon,
+    /// <summary>Logged as "unexpected error in an engine thread (HRESULT A): connection closed, details on the fault line".</summary>
     EngineFault,
+    /// <summary>Logged as "the counterparty announced its resend of A to B (NextExpectedMsgSeqNum) but has not begun it: sending a ResendRequest".</summary>
     PeerResendNotForthcoming,
+    /// <summary>Logged as "logon refused (see the detail line)".</summary>
     LogonRejected,
+    /// <summary>Logged as "Logout not sent: the connection is already closed".</summary>
     LogoutNotSent,
+    /// <summary>Logged as "MsgSeqNum(34) missing or not a valid sequence number: logging out".</summary>
     MsgSeqNumInvalid,
+    /// <summary>Logged as "asking again for A to B, dropped while the queue ahead of the gap was full".</summary>
     ResendForDropped,
+    /// <summary>Logged as "received message breaks a limit (parse error A, limit B): rejected".</summary>
     MessageLimitExceeded,
 
     /// <summary>A connection that never logged on was closed (A: the <see cref="Sessions.DisconnectReason"/>).</summary>
@@ -125,6 +173,7 @@ public sealed class EngineLog : IDisposable
     /// <summary>A log that records nothing.</summary>
     public static EngineLog Null { get; } = new(null, 1, LogLevel.Error);
 
+    /// <summary>Events below this level are not written (and cost only a comparison).</summary>
     public LogLevel MinimumLevel { get; }
 
     /// <summary>Entries dropped because the ring was full.</summary>
@@ -262,6 +311,7 @@ public sealed class EngineLog : IDisposable
         }
     }
 
+    /// <summary>Writes what is queued and stops the writer thread.</summary>
     public void Dispose()
     {
         Flush();
@@ -343,7 +393,19 @@ public sealed class EngineLog : IDisposable
         {
             case LogEvent.SessionCreated: w.Append("session created"u8); break;
             case LogEvent.Connected: w.Append("connected"u8); break;
-            case LogEvent.ConnectFailed: w.Append("connection attempt failed (socket error "u8); w.Number(e.A); w.Append(")"u8); break;
+            case LogEvent.ConnectFailed:
+                w.Append("connection attempt failed: "u8);
+                if (SocketErrorText.Of(e.A).IsEmpty)
+                {
+                    w.Append("socket error "u8);
+                    w.Number(e.A);
+                }
+                else
+                {
+                    w.Append(SocketErrorText.Of(e.A));
+                }
+
+                break;
             case LogEvent.LogonReceived: w.Append("logon received, MsgSeqNum "u8); w.Number(e.A); w.Append(", HeartBtInt "u8); w.Number(e.B); break;
             case LogEvent.LogonSent: w.Append("logon sent, MsgSeqNum "u8); w.Number(e.A); break;
             case LogEvent.LogonRefused: w.Append("logon refused by the application"u8); break;

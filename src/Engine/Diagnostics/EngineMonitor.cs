@@ -100,6 +100,7 @@ public sealed class EngineMonitor : IDisposable
     /// </summary>
     public LatencyHistogram Totals(EnginePhase phase, LatencyChannel channel) => _totals[(int)phase, (int)channel];
 
+    /// <summary>Stops the summary thread.</summary>
     public void Dispose()
     {
         _stopping = true;

@@ -124,8 +124,10 @@ public sealed class DataDictionary
     /// <summary>"FIX" or "FIXT".</summary>
     public string Type { get; }
 
+    /// <summary>The FIX major version (4 for FIX.4.4, 5 for FIX.5.0SP2).</summary>
     public int Major { get; }
 
+    /// <summary>The FIX minor version.</summary>
     public int Minor { get; }
 
     /// <summary>Service pack of FIX 5.0 (0 otherwise).</summary>
@@ -143,8 +145,10 @@ public sealed class DataDictionary
     /// <summary>The largest tag number defined.</summary>
     public int MaxTag { get; }
 
+    /// <summary>The fields of the standard header.</summary>
     public SectionDefinition Header { get; }
 
+    /// <summary>The fields of the standard trailer.</summary>
     public SectionDefinition Trailer { get; }
 
     /// <summary>Every message type.</summary>
@@ -281,6 +285,7 @@ public sealed class DataDictionary
             $"{transport.Source} + {application.Source}");
     }
 
+    /// <summary>The version and where the dictionary was loaded from.</summary>
     public override string ToString() => $"{Version} ({Source})";
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]

@@ -35,6 +35,7 @@ public abstract class FieldContainerDefinition
         _groupCountTags = _groups.Select(g => g.CountTag).ToArray();
     }
 
+    /// <summary>The message, group or component name from the dictionary.</summary>
     public string Name { get; }
 
     /// <summary>Every field of the container (groups' count tags included, their entries' fields not), in dictionary order.</summary>
@@ -80,6 +81,7 @@ public abstract class FieldContainerDefinition
         return null;
     }
 
+    /// <summary>The name.</summary>
     public override string ToString() => Name;
 
     /// <summary>Collects a container's contents while the dictionary is loaded.</summary>

@@ -20,10 +20,13 @@ public sealed class FieldDefinition
     /// <summary>True when the validator has to look at the value (a format to check, or an enumeration).</summary>
     public bool HasValueCheck { get; }
 
+    /// <summary>The field's tag number.</summary>
     public int Tag { get; }
 
+    /// <summary>The field's name in the dictionary.</summary>
     public string Name { get; }
 
+    /// <summary>The field's FIX type, which decides how its values are screened.</summary>
     public FixFieldType Type { get; }
 
     /// <summary>The text check applied by the validator.</summary>
@@ -62,5 +65,6 @@ public sealed class FieldDefinition
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public bool IsCleanValue(ReadOnlySpan<byte> value) => !HasValueCheck || (HasValidFormat(value) && IsAllowedValue(value));
 
+    /// <summary>Name(tag) and type.</summary>
     public override string ToString() => $"{Name}({Tag}) {Type}";
 }

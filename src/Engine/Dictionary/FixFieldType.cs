@@ -3,40 +3,75 @@ namespace RapidFix.Engine.Dictionary;
 /// <summary>The FIX data types named in QuickFIX-format dictionaries (the "type" attribute of a field).</summary>
 public enum FixFieldType : byte
 {
+    /// <summary>Free text (STRING).</summary>
     String,
+    /// <summary>An integer (INT).</summary>
     Int,
+    /// <summary>The length of the data field that follows (LENGTH).</summary>
     Length,
+    /// <summary>The number of entries of a repeating group (NUMINGROUP).</summary>
     NumInGroup,
+    /// <summary>A message sequence number (SEQNUM).</summary>
     SeqNum,
+    /// <summary>A tag number (TAGNUM).</summary>
     TagNum,
+    /// <summary>A day of the month, 1 to 31 (DAYOFMONTH).</summary>
     DayOfMonth,
+    /// <summary>A decimal number (FLOAT).</summary>
     Float,
+    /// <summary>A quantity (QTY, a decimal).</summary>
     Qty,
+    /// <summary>A price (PRICE, a decimal).</summary>
     Price,
+    /// <summary>A price offset (PRICEOFFSET, a decimal).</summary>
     PriceOffset,
+    /// <summary>An amount (AMT, a decimal).</summary>
     Amt,
+    /// <summary>A percentage (PERCENTAGE, a decimal).</summary>
     Percentage,
+    /// <summary>One character (CHAR).</summary>
     Char,
+    /// <summary>Y or N (BOOLEAN).</summary>
     Boolean,
+    /// <summary>Space-separated values (MULTIPLEVALUESTRING, before FIX 4.4).</summary>
     MultipleValueString,
+    /// <summary>Space-separated single characters (MULTIPLECHARVALUE).</summary>
     MultipleCharValue,
+    /// <summary>Space-separated strings (MULTIPLESTRINGVALUE).</summary>
     MultipleStringValue,
+    /// <summary>An ISO 3166 country code (COUNTRY).</summary>
     Country,
+    /// <summary>An ISO 4217 currency code (CURRENCY).</summary>
     Currency,
+    /// <summary>An ISO 10383 market identifier (EXCHANGE).</summary>
     Exchange,
+    /// <summary>A month and year, optionally with a day or week (MONTHYEAR).</summary>
     MonthYear,
+    /// <summary>A UTC date and time (UTCTIMESTAMP).</summary>
     UtcTimestamp,
+    /// <summary>A UTC time of day (UTCTIMEONLY).</summary>
     UtcTimeOnly,
+    /// <summary>A UTC date (UTCDATEONLY).</summary>
     UtcDateOnly,
+    /// <summary>A date in the market's local time (LOCALMKTDATE).</summary>
     LocalMktDate,
+    /// <summary>A time in the market's local time (LOCALMKTTIME).</summary>
     LocalMktTime,
+    /// <summary>A time of day with its UTC offset (TZTIMEONLY).</summary>
     TzTimeOnly,
+    /// <summary>A date and time with its UTC offset (TZTIMESTAMP).</summary>
     TzTimestamp,
+    /// <summary>Raw bytes whose length the preceding LENGTH field gives; may contain SOH (DATA).</summary>
     Data,
+    /// <summary>An XML document whose length the preceding LENGTH field gives (XMLDATA).</summary>
     XmlData,
+    /// <summary>An ISO 639-1 language code (LANGUAGE).</summary>
     Language,
+    /// <summary>A value following a pattern the field's description gives (PATTERN).</summary>
     Pattern,
+    /// <summary>A tenor such as D5, M3 or Y1 (TENOR).</summary>
     Tenor,
+    /// <summary>The RESERVEDnnnPLUS types some dictionaries use for tag ranges.</summary>
     Reserved,
 }
 

@@ -19,6 +19,7 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
         1_000_000_000_000_000L, 10_000_000_000_000_000L, 100_000_000_000_000_000L, 1_000_000_000_000_000_000L,
     ];
 
+    /// <summary>The value <paramref name="mantissa"/> × 10^<paramref name="exponent"/>, kept as given (1500, -2 is 15.00 with its two decimals).</summary>
     public FixDecimal(long mantissa, int exponent)
     {
         Mantissa = mantissa;
@@ -335,6 +336,7 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
         return new FixDecimal(m, e);
     }
 
+    /// <summary>Equal in value: 15.00 equals 15 (the scale does not count).</summary>
     public bool Equals(FixDecimal other)
     {
         var a = Normalize();
@@ -342,14 +344,17 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
         return a.Mantissa == b.Mantissa && a.Exponent == b.Exponent;
     }
 
+    /// <inheritdoc/>
     public override bool Equals(object? obj) => obj is FixDecimal other && Equals(other);
 
+    /// <summary>A hash equal for values that are equal whatever their scale.</summary>
     public override int GetHashCode()
     {
         var n = Normalize();
         return HashCode.Combine(n.Mantissa, n.Exponent);
     }
 
+    /// <summary>Compares by value.</summary>
     public int CompareTo(FixDecimal other)
     {
         if (Exponent == other.Exponent)
@@ -360,10 +365,13 @@ public readonly struct FixDecimal : IEquatable<FixDecimal>, IComparable<FixDecim
         return ToDecimalSaturating().CompareTo(other.ToDecimalSaturating());
     }
 
+    /// <summary>Equal in value (see <see cref="Equals(FixDecimal)"/>).</summary>
     public static bool operator ==(FixDecimal left, FixDecimal right) => left.Equals(right);
 
+    /// <summary>Not equal in value.</summary>
     public static bool operator !=(FixDecimal left, FixDecimal right) => !left.Equals(right);
 
+    /// <summary>The value in FIX text form, with its scale (allocates: for logs and tests, not the hot path).</summary>
     public override string ToString()
     {
         Span<byte> buffer = stackalloc byte[48];

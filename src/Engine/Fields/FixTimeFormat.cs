@@ -9,7 +9,9 @@ namespace RapidFix.Engine.Fields;
 /// </summary>
 public static class FixTimeFormat
 {
+    /// <summary>Nanoseconds in a second.</summary>
     public const long NanosPerSecond = 1_000_000_000L;
+    /// <summary>Nanoseconds in a day.</summary>
     public const long NanosPerDay = 86_400L * NanosPerSecond;
 
     /// <summary>Length of the text <see cref="FormatTimestamp"/> writes for a precision.</summary>
@@ -263,6 +265,7 @@ public static class FixTimeFormat
         year = month <= 2 ? y + 1 : y;
     }
 
+    /// <summary>The days of <paramref name="month"/> (1-12) in <paramref name="year"/>, leap years counted.</summary>
     public static int DaysInMonth(int year, int month) => month switch
     {
         2 => (year % 4 == 0 && (year % 100 != 0 || year % 400 == 0)) ? 29 : 28,

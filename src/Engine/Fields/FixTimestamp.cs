@@ -3,9 +3,13 @@ namespace RapidFix.Engine.Fields;
 /// <summary>Digits after the seconds in a FIX UTCTimestamp / UTCTimeOnly.</summary>
 public enum FixTimePrecision : byte
 {
+    /// <summary>Whole seconds: HH:MM:SS.</summary>
     Seconds = 0,
+    /// <summary>Milliseconds: HH:MM:SS.sss (the FIX default).</summary>
     Milliseconds = 3,
+    /// <summary>Microseconds: HH:MM:SS.ssssss.</summary>
     Microseconds = 6,
+    /// <summary>Nanoseconds: HH:MM:SS.sssssssss.</summary>
     Nanoseconds = 9,
 }
 
@@ -25,6 +29,7 @@ public readonly record struct FixTimestamp(long UnixNanoseconds, FixTimePrecisio
     public static FixTimestamp FromDateTime(DateTime utc, FixTimePrecision precision = FixTimePrecision.Milliseconds) =>
         new((utc.Ticks - UnixEpochTicks) * NanosPerTick, precision);
 
+    /// <summary>The timestamp as FIX UTCTimestamp text at its precision (allocates: for logs and tests).</summary>
     public override string ToString()
     {
         Span<byte> buffer = stackalloc byte[32];

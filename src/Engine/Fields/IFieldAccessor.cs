@@ -20,10 +20,13 @@ public interface IFieldAccessor
     /// <summary>The value in FIX text form (for a binary FAST value, its text rendering).</summary>
     bool TryGetText(FieldScope scope, int tag, out ReadOnlySpan<byte> value);
 
+    /// <summary>Reads an int field of <paramref name="scope"/>; false when absent or not a strict integer (no sign '+', no spaces, no overflow).</summary>
     bool TryGetInt(FieldScope scope, int tag, out int value);
 
+    /// <summary>Reads a long field of <paramref name="scope"/>; false when absent or not a strict integer.</summary>
     bool TryGetLong(FieldScope scope, int tag, out long value);
 
+    /// <summary>Reads a decimal field of <paramref name="scope"/> (mantissa and exponent, the text's scale kept); false when absent or malformed.</summary>
     bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value);
 
     /// <summary>Number of entries of the repeating group counted by <paramref name="countTag"/> (0 when absent).</summary>

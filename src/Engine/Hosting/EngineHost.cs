@@ -45,12 +45,16 @@ public sealed class EngineHost : IEngineCounterSource, IDisposable
         _monitor = new EngineMonitor(phases, this, options.SummaryInterval);
     }
 
+    /// <summary>The engine the host runs.</summary>
     public FixEngine Engine => _engine;
 
+    /// <summary>The phase controller: the phase, the pools, the last continuous-phase report.</summary>
     public PhaseController Phases => _phases;
 
+    /// <summary>The monitor that publishes latency and counter summaries.</summary>
     public EngineMonitor Monitor => _monitor;
 
+    /// <summary>The sessions of the settings, in their order.</summary>
     public IReadOnlyList<FixSession> Sessions => _engine.Sessions;
 
     /// <summary>The last warm-up's report.</summary>
@@ -244,6 +248,7 @@ public sealed class EngineHost : IEngineCounterSource, IDisposable
         counters.Gen2Collections = GC.CollectionCount(2);
     }
 
+    /// <summary>Shuts down: the shutdown phase's report, then the engine (Logouts, sockets, stores).</summary>
     public void Dispose()
     {
         if (_report is null)

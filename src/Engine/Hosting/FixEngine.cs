@@ -28,12 +28,16 @@ public sealed partial class FixEngine : IDisposable
         _log = log;
     }
 
+    /// <summary>The sessions of the settings file, in their order.</summary>
     public IReadOnlyList<FixSession> Sessions => _sessions;
 
+    /// <summary>One acceptor per listening endpoint.</summary>
     public IReadOnlyList<FixAcceptor> Acceptors => _acceptors;
 
+    /// <summary>One initiator per initiating session.</summary>
     public IReadOnlyList<FixInitiator> Initiators => _initiators;
 
+    /// <summary>The log the sessions write to.</summary>
     public EngineLog Log => _log;
 
     /// <summary>
@@ -140,6 +144,7 @@ public sealed partial class FixEngine : IDisposable
         }
     }
 
+    /// <summary>Logs out and stops the initiators, closes the acceptors and their connections, closes the stores and flushes the log.</summary>
     public void Dispose()
     {
         foreach (var initiator in _initiators)

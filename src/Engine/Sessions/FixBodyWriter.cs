@@ -13,6 +13,7 @@ public ref struct FixBodyWriter
     private readonly Span<byte> _buffer;
     private int _length;
 
+    /// <summary>A writer over <paramref name="buffer"/>, which the application owns and may reuse once the message is sent.</summary>
     public FixBodyWriter(Span<byte> buffer)
     {
         _buffer = buffer;
@@ -23,8 +24,10 @@ public ref struct FixBodyWriter
     /// <summary>The fields written so far.</summary>
     public readonly ReadOnlySpan<byte> Written => _buffer.Slice(0, _length);
 
+    /// <summary>True when a field did not fit: nothing was written past the buffer, and the body is incomplete.</summary>
     public bool Overflowed { get; private set; }
 
+    /// <summary>Appends tag=value with the value's bytes as they are.</summary>
     public void Add(int tag, scoped ReadOnlySpan<byte> value)
     {
         var rest = _buffer.Slice(_length);
@@ -41,6 +44,7 @@ public ref struct FixBodyWriter
         _length += digits + value.Length + 2;
     }
 
+    /// <summary>Appends tag=value with an integer (pass a long: an int literal that fits a byte picks <see cref="Add(int, byte)"/>).</summary>
     public void Add(int tag, long value)
     {
         Span<byte> digits = stackalloc byte[20];
@@ -55,6 +59,7 @@ public ref struct FixBodyWriter
     [Obsolete("Ambiguous: use AddChar(tag, (byte)'X') for a CHAR value, or Add(tag, 0L) for a number.", error: true)]
     public void Add(int tag, byte value) => AddChar(tag, value);
 
+    /// <summary>Appends tag=value with one character.</summary>
     public void AddChar(int tag, byte value)
     {
         Span<byte> one = stackalloc byte[1];
@@ -62,6 +67,7 @@ public ref struct FixBodyWriter
         Add(tag, one);
     }
 
+    /// <summary>Appends tag=value with a decimal, at its own scale.</summary>
     public void Add(int tag, FixDecimal value)
     {
         Span<byte> text = stackalloc byte[48];
@@ -69,6 +75,7 @@ public ref struct FixBodyWriter
         Add(tag, text.Slice(0, n));
     }
 
+    /// <summary>Appends tag=value with a UTCTimestamp at <paramref name="precision"/>.</summary>
     public void AddTimestamp(int tag, long unixNanoseconds, FixTimePrecision precision = FixTimePrecision.Milliseconds)
     {
         Span<byte> text = stackalloc byte[32];

@@ -11,6 +11,7 @@ namespace RapidFix.Engine.Sessions;
 /// <summary>Whether <see cref="FixSession.Send"/> put the message on the wire.</summary>
 public enum SendResult : byte
 {
+    /// <summary>Stored and handed to the connection.</summary>
     Sent,
 
     /// <summary>Not logged on and SendWhileNotLoggedOn=Refuse (or the store refused it): nothing was sent, no sequence number was used.</summary>

@@ -83,6 +83,7 @@ public sealed partial class FixSession
     private int _droppedThrough; // highest MsgSeqNum dropped from a full queue that no ResendRequest out covers
     private SessionCounters _counters;
 
+    /// <summary>A session with its options, store and application; the engine creates them (<see cref="Hosting.FixEngine"/>), tests and custom hosts may too.</summary>
     public FixSession(FixSessionOptions options, IMessageStore store, IFixApplication application, EngineLog? log = null, EngineClock? clock = null)
     {
         ArgumentNullException.ThrowIfNull(options);
@@ -113,15 +114,19 @@ public sealed partial class FixSession
         application.OnCreate(this);
     }
 
+    /// <summary>The session's identity (BeginString, CompIDs, qualifier).</summary>
     public SessionId Id => _options.Id;
 
+    /// <summary>The options the session was created with.</summary>
     public FixSessionOptions Options => _options;
 
+    /// <summary>The session's message store (sequence numbers and sent messages).</summary>
     public IMessageStore Store => _store;
 
     /// <summary>The session's index in its log (identifies it in log lines and traces).</summary>
     public int LogIndex => _logIndex;
 
+    /// <summary>Where the session is in its life (see <see cref="SessionStatus"/>).</summary>
     public SessionStatus Status => _status;
 
     /// <summary>Both Logons exchanged.</summary>
@@ -145,8 +150,10 @@ public sealed partial class FixSession
     /// <summary>The heartbeat interval in force (the counterparty's for an acceptor).</summary>
     public int HeartBtInt => _heartBtInt;
 
+    /// <summary>The MsgSeqNum the next message we send will carry.</summary>
     public int NextSenderMsgSeqNum => _store.NextSenderMsgSeqNum;
 
+    /// <summary>The MsgSeqNum we expect on the next message received.</summary>
     public int NextTargetMsgSeqNum => _store.NextTargetMsgSeqNum;
 
     /// <summary>A snapshot of the session's counters (allocation-free).</summary>
@@ -343,20 +350,36 @@ public sealed partial class FixSession
 /// <summary>Counters of one session, readable at any time without allocation.</summary>
 public struct SessionCounters
 {
+    /// <summary>Messages received on the session.</summary>
     public long MessagesReceived;
+    /// <summary>Messages sent on the session.</summary>
     public long MessagesSent;
+    /// <summary>Application messages delivered to the application.</summary>
     public long ApplicationMessagesReceived;
+    /// <summary>Application messages sent.</summary>
     public long ApplicationMessagesSent;
+    /// <summary>Session Rejects and BusinessMessageRejects sent.</summary>
     public long RejectsSent;
+    /// <summary>ResendRequests sent.</summary>
     public long ResendRequestsSent;
+    /// <summary>ResendRequests received.</summary>
     public long ResendRequestsReceived;
+    /// <summary>Stored messages resent (PossDupFlag=Y).</summary>
     public long MessagesResent;
+    /// <summary>SequenceReset-GapFills sent.</summary>
     public long GapFillsSent;
+    /// <summary>Messages received ahead of a gap and queued until it is filled.</summary>
     public long QueuedAheadOfGap;
+    /// <summary>Messages ahead of a gap dropped because the queue was full (asked for again later).</summary>
     public long InboundQueueOverflows;
+    /// <summary>Sends the connection refused.</summary>
     public long SendFailures;
+    /// <summary>Store writes that failed.</summary>
     public long StoreFailures;
+    /// <summary>Logons completed.</summary>
     public long Logons;
+    /// <summary>Logons refused (by the application or the session's checks).</summary>
     public long LogonsRefused;
+    /// <summary>Disconnections.</summary>
     public long Disconnects;
 }

@@ -15,6 +15,7 @@ namespace RapidFix.Engine.Sessions;
 /// </summary>
 public sealed partial class FixSessionOptions
 {
+    /// <summary>Options for the session <paramref name="id"/>, with QuickFIX's defaults; set the rest with initializers.</summary>
     public FixSessionOptions(SessionId id)
     {
         ArgumentNullException.ThrowIfNull(id);
@@ -29,6 +30,7 @@ public sealed partial class FixSessionOptions
         Version = FixVersionOf(id.BeginString);
     }
 
+    /// <summary>The session's identity.</summary>
     public SessionId Id { get; }
 
     internal byte[] BeginStringBytes { get; }
@@ -48,6 +50,7 @@ public sealed partial class FixSessionOptions
     /// <summary>40, 41, 42, 43, 44 for FIX 4.x; 50 for FIXT.1.1 (reject and resend rules depend on it).</summary>
     public int Version { get; }
 
+    /// <summary>True for an initiator (it sends the first Logon), false for an acceptor.</summary>
     public bool IsInitiator { get; init; }
 
     /// <summary>The dictionary used to parse and validate (for FIXT, transport and application combined).</summary>
@@ -82,19 +85,25 @@ public sealed partial class FixSessionOptions
     /// <summary>UseDataDictionary: when false, only the session-level checks run.</summary>
     public bool UseDataDictionary { get; init; } = true;
 
+    /// <summary>The QuickFIX validation settings (ValidateFieldsOutOfOrder, ValidateUserDefinedFields, ...).</summary>
     public ValidationOptions Validation { get; init; } = ValidationOptions.Default;
 
+    /// <summary>When the session is up, and when a new session (sequence numbers from 1) begins.</summary>
     public SessionSchedule Schedule { get; init; } = SessionSchedule.NonStop;
 
     /// <summary>HeartBtInt an initiator asks for in its Logon (an acceptor uses the counterparty's).</summary>
     public int HeartBtInt { get; init; } = 30;
 
+    /// <summary>ResetOnLogon: sequence numbers start again from 1 at every Logon.</summary>
     public bool ResetOnLogon { get; init; }
 
+    /// <summary>ResetOnLogout: sequence numbers start again from 1 after a Logout.</summary>
     public bool ResetOnLogout { get; init; }
 
+    /// <summary>ResetOnDisconnect: sequence numbers start again from 1 after a disconnection.</summary>
     public bool ResetOnDisconnect { get; init; }
 
+    /// <summary>PersistMessages: sent application messages are stored for resends; when false, a resend is a gap fill.</summary>
     public bool PersistMessages { get; init; } = true;
 
     /// <summary>StoreSyncBeforeSend: a stored message goes on the wire only once the store says it is durable.</summary>
@@ -103,29 +112,40 @@ public sealed partial class FixSessionOptions
     /// <summary>How long a send waits for durability before the session gives up on the store (and disconnects).</summary>
     public TimeSpan SyncTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
+    /// <summary>LogonTimeout: how long to wait for the counterparty's Logon.</summary>
     public TimeSpan LogonTimeout { get; init; } = TimeSpan.FromSeconds(10);
 
+    /// <summary>LogoutTimeout: how long to wait for the counterparty's Logout before disconnecting.</summary>
     public TimeSpan LogoutTimeout { get; init; } = TimeSpan.FromSeconds(2);
 
+    /// <summary>CheckLatency: reject a message whose SendingTime is further than <see cref="MaxLatency"/> from our clock.</summary>
     public bool CheckLatency { get; init; } = true;
 
+    /// <summary>MaxLatency: the largest SendingTime difference accepted when <see cref="CheckLatency"/> is on.</summary>
     public TimeSpan MaxLatency { get; init; } = TimeSpan.FromSeconds(120);
 
+    /// <summary>CheckCompID: reject a message whose CompIDs are not this session's.</summary>
     public bool CheckCompId { get; init; } = true;
 
     /// <summary>0: one ResendRequest for the whole gap; otherwise the largest chunk asked for at once.</summary>
     public int MaxMessagesInResendRequest { get; init; }
 
+    /// <summary>SendRedundantResendRequests: ask again for a range already asked for.</summary>
     public bool SendRedundantResendRequests { get; init; }
 
+    /// <summary>ResendSessionLevelRejects: resend stored session Rejects instead of gap-filling over them.</summary>
     public bool ResendSessionLevelRejects { get; init; }
 
+    /// <summary>IgnorePossDupResendRequests: ignore a ResendRequest marked PossDupFlag=Y.</summary>
     public bool IgnorePossDupResendRequests { get; init; }
 
+    /// <summary>RequiresOrigSendingTime: reject a PossDup message without OrigSendingTime(122).</summary>
     public bool RequiresOrigSendingTime { get; init; } = true;
 
+    /// <summary>SendLogoutBeforeDisconnectFromTimeout: send a Logout before closing a connection that timed out.</summary>
     public bool SendLogoutBeforeDisconnectFromTimeout { get; init; }
 
+    /// <summary>EnableLastMsgSeqNumProcessed: put LastMsgSeqNumProcessed(369) on every message sent.</summary>
     public bool EnableLastMsgSeqNumProcessed { get; init; }
 
     /// <summary>
@@ -137,6 +157,7 @@ public sealed partial class FixSessionOptions
     /// <summary>True when <see cref="EnableNextExpectedMsgSeqNum"/> is set and the version has the field.</summary>
     internal bool UsesNextExpectedMsgSeqNum => EnableNextExpectedMsgSeqNum && Version >= 44;
 
+    /// <summary>TimeStampPrecision: the precision of SendingTime and the other timestamps the session writes.</summary>
     public FixTimePrecision TimeStampPrecision { get; init; } = FixTimePrecision.Milliseconds;
 
     /// <summary>DefaultApplVerID (FIXT sessions), as the ApplVerID enumeration value ("9" for FIX.5.0SP2).</summary>

@@ -52,14 +52,17 @@ public interface IFixApplication
 /// <summary>The answer to a Logon.</summary>
 public readonly record struct LogonDecision(bool Accepted, string? Reason)
 {
+    /// <summary>Accept the Logon.</summary>
     public static LogonDecision Accept => new(true, null);
 
+    /// <summary>Refuse the Logon: the counterparty gets a Logout with <paramref name="reason"/> and is disconnected.</summary>
     public static LogonDecision Refuse(string reason) => new(false, reason);
 }
 
 /// <summary>How to answer an application message.</summary>
 public enum MessageDispositionKind : byte
 {
+    /// <summary>Accepted: no answer.</summary>
     Accept,
 
     /// <summary>A session-level Reject (35=3) with a SessionRejectReason and RefTagID.</summary>
@@ -72,11 +75,13 @@ public enum MessageDispositionKind : byte
 /// <summary>The application's verdict on one message.</summary>
 public readonly record struct MessageDisposition(MessageDispositionKind Kind, int Reason, int RefTagId)
 {
+    /// <summary>Accept the message.</summary>
     public static MessageDisposition Accept => default;
 
     /// <summary>BusinessRejectReason 3: the application does not handle this message type.</summary>
     public static MessageDisposition UnsupportedMessageType => new(MessageDispositionKind.BusinessReject, 3, 0);
 
+    /// <summary>A session Reject (35=3) with <paramref name="reason"/> and RefTagID <paramref name="refTagId"/> (0: none).</summary>
     public static MessageDisposition Reject(SessionRejectReason reason, int refTagId = 0) => new(MessageDispositionKind.SessionReject, (int)reason, refTagId);
 
     /// <summary>BusinessRejectReason: 0 other, 1 unknown ID, 2 unknown security, 3 unsupported message type, 4 application not available, 5 conditionally required field missing, 6 not authorized.</summary>
@@ -86,29 +91,37 @@ public readonly record struct MessageDisposition(MessageDispositionKind Kind, in
 /// <summary>An application that accepts everything and adds nothing: a base for applications that need a few callbacks.</summary>
 public class FixApplicationBase : IFixApplication
 {
+    /// <inheritdoc/>
     public virtual void OnCreate(FixSession session)
     {
     }
 
+    /// <inheritdoc/>
     public virtual LogonDecision OnLogonRequest(FixSession session, FixMessage logon) => LogonDecision.Accept;
 
+    /// <inheritdoc/>
     public virtual void OnLogon(FixSession session)
     {
     }
 
+    /// <inheritdoc/>
     public virtual void OnLogout(FixSession session)
     {
     }
 
+    /// <inheritdoc/>
     public virtual void FromAdmin(FixSession session, FixMessage message)
     {
     }
 
+    /// <inheritdoc/>
     public virtual MessageDisposition FromApp(FixSession session, FixMessage message) => MessageDisposition.Accept;
 
+    /// <inheritdoc/>
     public virtual void OnSendingAdmin(FixSession session, ReadOnlySpan<byte> msgType, FixEncoder body)
     {
     }
 
+    /// <inheritdoc/>
     public virtual bool OnResending(FixSession session, FixMessage message) => true;
 }

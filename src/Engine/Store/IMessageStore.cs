@@ -3,6 +3,7 @@ namespace RapidFix.Engine.Store;
 /// <summary>Outcome of a store write. Anything but <see cref="Ok"/> means nothing was stored and it has been counted.</summary>
 public enum StoreWriteStatus : byte
 {
+    /// <summary>Stored.</summary>
     Ok = 0,
 
     /// <summary>The index holds StoreMaxMessages messages in this generation (see <see cref="StoreCounters.IndexFullRejections"/>).</summary>

@@ -100,24 +100,34 @@ public sealed class JournalMessageStore : IMessageStore
     /// <summary>What opening the journal found and repaired.</summary>
     public RecoveryReport Recovery { get; }
 
+    /// <summary>When appended records are made durable (per message, group commit, or left to the OS).</summary>
     public FlushPolicy FlushPolicy => _policy;
 
+    /// <inheritdoc/>
     public int NextSenderMsgSeqNum => _log.NextSender;
 
+    /// <inheritdoc/>
     public int NextTargetMsgSeqNum => _log.NextTarget;
 
+    /// <inheritdoc/>
     public DateTime CreationTimeUtc => new(_log.CreationTicks, DateTimeKind.Utc);
 
+    /// <inheritdoc/>
     public long Generation => _log.Generation;
 
+    /// <inheritdoc/>
     public int MessageCount => _log.Count;
 
+    /// <inheritdoc/>
     public long WrittenPosition => _log.WrittenPosition;
 
+    /// <inheritdoc/>
     public long DurablePosition => Volatile.Read(ref _durable);
 
+    /// <inheritdoc/>
     public Exception? Fault => _fault;
 
+    /// <inheritdoc/>
     public StoreCounters Counters =>
         new(_appends, _appendedBytes, _sequenceUpdates, _indexFull, _journalFull, _invalid, _faulted,
             Volatile.Read(ref _flushes), Volatile.Read(ref _fsyncs), Volatile.Read(ref _flushedBytes),
@@ -189,6 +199,7 @@ public sealed class JournalMessageStore : IMessageStore
         }
     }
 
+    /// <inheritdoc/>
     public StoreWriteStatus Append(int seqNum, ReadOnlySpan<byte> message)
     {
         ThrowIfDisposed();
@@ -209,8 +220,10 @@ public sealed class JournalMessageStore : IMessageStore
         return Publish();
     }
 
+    /// <inheritdoc/>
     public StoreWriteStatus SetNextSenderMsgSeqNum(int value) => WriteSequence(RecordType.NextSender, value);
 
+    /// <inheritdoc/>
     public StoreWriteStatus SetNextTargetMsgSeqNum(int value) => WriteSequence(RecordType.NextTarget, value);
 
     /// <summary>
@@ -235,6 +248,7 @@ public sealed class JournalMessageStore : IMessageStore
         return Publish();
     }
 
+    /// <inheritdoc/>
     public StoredMessageRange GetRange(int beginSeqNum, int endSeqNum)
     {
         ThrowIfDisposed();
@@ -246,6 +260,7 @@ public sealed class JournalMessageStore : IMessageStore
         where THandler : struct, IStoredMessageHandler =>
         GetRange(beginSeqNum, endSeqNum).Read(ref handler);
 
+    /// <inheritdoc/>
     public bool WaitForDurable(long position, TimeSpan timeout)
     {
         if (Volatile.Read(ref _durable) >= position)
@@ -295,6 +310,7 @@ public sealed class JournalMessageStore : IMessageStore
         }
     }
 
+    /// <inheritdoc/>
     public bool Flush()
     {
         if (_fault is not null)
@@ -311,6 +327,7 @@ public sealed class JournalMessageStore : IMessageStore
         return WaitForDurable(_log.WrittenPosition, Timeout.InfiniteTimeSpan);
     }
 
+    /// <summary>Makes what was written durable, stops the flusher thread and closes the journal (its lock on the file goes with it).</summary>
     public void Dispose()
     {
         if (_disposed)

@@ -25,6 +25,7 @@ public sealed record JournalOptions
     /// <summary>The journal file.</summary>
     public required string FilePath { get; init; }
 
+    /// <summary>When appended records are made durable: GroupCommit (the default) batches the syncs of concurrent writers.</summary>
     public FlushPolicy FlushPolicy { get; init; } = FlushPolicy.GroupCommit;
 
     /// <summary>Group commit: flush as soon as this many records are pending (StoreFlushMaxBatch).</summary>

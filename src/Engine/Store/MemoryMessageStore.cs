@@ -24,25 +24,35 @@ public sealed class MemoryMessageStore : IMessageStore
         _log.AppendGeneration(1, creationTimeUtc.Ticks);
     }
 
+    /// <inheritdoc/>
     public int NextSenderMsgSeqNum => _log.NextSender;
 
+    /// <inheritdoc/>
     public int NextTargetMsgSeqNum => _log.NextTarget;
 
+    /// <inheritdoc/>
     public DateTime CreationTimeUtc => new(_log.CreationTicks, DateTimeKind.Utc);
 
+    /// <inheritdoc/>
     public long Generation => _log.Generation;
 
+    /// <inheritdoc/>
     public int MessageCount => _log.Count;
 
+    /// <inheritdoc/>
     public long WrittenPosition => _log.WrittenPosition;
 
+    /// <inheritdoc/>
     public long DurablePosition => _log.WrittenPosition;
 
+    /// <inheritdoc/>
     public Exception? Fault => null;
 
+    /// <inheritdoc/>
     public StoreCounters Counters =>
         new(_appends, _appendedBytes, _sequenceUpdates, _indexFull, _journalFull, _invalid, 0, 0, 0, 0, 0, 0);
 
+    /// <inheritdoc/>
     public StoreWriteStatus Append(int seqNum, ReadOnlySpan<byte> message)
     {
         ThrowIfDisposed();
@@ -59,10 +69,13 @@ public sealed class MemoryMessageStore : IMessageStore
     }
 
     // Sequence numbers live in fields only: with no journal to replay, they need no record or buffer space.
+    /// <inheritdoc/>
     public StoreWriteStatus SetNextSenderMsgSeqNum(int value) => SetSequence(RecordType.NextSender, value);
 
+    /// <inheritdoc/>
     public StoreWriteStatus SetNextTargetMsgSeqNum(int value) => SetSequence(RecordType.NextTarget, value);
 
+    /// <inheritdoc/>
     public StoreWriteStatus Reset(DateTime creationTimeUtc)
     {
         ThrowIfDisposed();
@@ -72,6 +85,7 @@ public sealed class MemoryMessageStore : IMessageStore
         return StoreWriteStatus.Ok;
     }
 
+    /// <inheritdoc/>
     public StoredMessageRange GetRange(int beginSeqNum, int endSeqNum)
     {
         ThrowIfDisposed();
@@ -83,10 +97,13 @@ public sealed class MemoryMessageStore : IMessageStore
         where THandler : struct, IStoredMessageHandler =>
         GetRange(beginSeqNum, endSeqNum).Read(ref handler);
 
+    /// <inheritdoc/>
     public bool WaitForDurable(long position, TimeSpan timeout) => position <= DurablePosition;
 
+    /// <inheritdoc/>
     public bool Flush() => true;
 
+    /// <summary>Marks the store closed; the memory goes with the object.</summary>
     public void Dispose() => _disposed = true;
 
     private StoreWriteStatus SetSequence(RecordType type, int value)

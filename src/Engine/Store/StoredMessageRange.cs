@@ -9,8 +9,10 @@ public readonly ref struct StoredMessage
         Bytes = bytes;
     }
 
+    /// <summary>The message's MsgSeqNum.</summary>
     public int SeqNum { get; }
 
+    /// <summary>The message as it was sent (valid until the store is next written).</summary>
     public ReadOnlySpan<byte> Bytes { get; }
 }
 
@@ -31,6 +33,7 @@ public readonly struct StoredMessageRange
         _lastSeqNum = endSeqNum <= 0 ? int.MaxValue : endSeqNum;
     }
 
+    /// <summary>Enumerates the range in sequence order, without allocating.</summary>
     public Enumerator GetEnumerator() => new(_log, _first, _lastSeqNum);
 
     /// <summary>Hands each message to <paramref name="handler"/> until it returns false; returns how many it was given.</summary>
@@ -50,6 +53,7 @@ public readonly struct StoredMessageRange
         return delivered;
     }
 
+    /// <summary>A stack-only enumerator over the stored messages of the range.</summary>
     public ref struct Enumerator
     {
         private readonly MessageLog? _log;
@@ -63,8 +67,10 @@ public readonly struct StoredMessageRange
             _index = first - 1;
         }
 
+        /// <summary>The message at the current position.</summary>
         public readonly StoredMessage Current => new(_log!.SeqNumAt(_index), _log.MessageAt(_index));
 
+        /// <summary>Moves to the next stored message; false at the end of the range.</summary>
         public bool MoveNext()
         {
             if (_log is null)

@@ -18,6 +18,7 @@ public sealed class EngineClock
     private readonly object _gate = new();
     private int _version; // seqlock: odd while Recalibrate is writing the pair
 
+    /// <summary>A clock of its own (tests; a host that drives the cache itself). Most code uses <see cref="Shared"/>.</summary>
     public EngineClock()
     {
         Recalibrate();

@@ -111,6 +111,7 @@ public sealed partial class FixAcceptor : IDisposable
     /// <summary>Where the acceptor listens (with the port the OS chose when 0 was asked).</summary>
     public IPEndPoint LocalEndPoint { get; }
 
+    /// <summary>The sessions this acceptor routes Logons to.</summary>
     public IReadOnlyList<FixSession> Sessions => _sessions;
 
     /// <summary>True when the port speaks TLS.</summary>

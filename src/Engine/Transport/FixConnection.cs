@@ -25,6 +25,7 @@ public sealed class FixConnection : FixSocketConnection
         }
     }
 
+    /// <inheritdoc/>
     public override SocketTransport Transport => SocketTransport.DedicatedThread;
 
     private protected override bool Receive()

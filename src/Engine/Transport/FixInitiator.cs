@@ -47,6 +47,7 @@ public sealed class FixInitiator : IDisposable
         _thread = new Thread(Run) { IsBackground = true, Name = $"rapidfix-initiator-{session.Id.TargetCompId}" };
     }
 
+    /// <summary>The session this initiator connects.</summary>
     public FixSession Session => _session;
 
     /// <summary>Connection attempts made (successful or not).</summary>
@@ -55,6 +56,7 @@ public sealed class FixInitiator : IDisposable
     /// <summary>The live connection, if any.</summary>
     public FixSocketConnection? Connection => _connection;
 
+    /// <summary>Starts the connecting thread: connect, log on, and reconnect after ReconnectInterval when the connection drops.</summary>
     public void Start() => _thread.Start();
 
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)] // no on-stack replacement later

@@ -323,6 +323,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// <summary>Waits for the connection's run to end.</summary>
     public bool Join(TimeSpan timeout) => _ended.Wait(timeout);
 
+    /// <inheritdoc/>
     public bool Send(ReadOnlySpan<byte> message)
     {
         if (_tls is not null && !_sendingCiphertext)

@@ -86,6 +86,7 @@ public sealed class PipeConnection : FixSocketConnection
         pipe.Reader.AdvanceTo(read.Buffer.End);
     }
 
+    /// <inheritdoc/>
     public override SocketTransport Transport => SocketTransport.Pipelines;
 
     /// <summary>The receive blocks and their counters (rent failures must stay 0); null until the connection is bound.</summary>

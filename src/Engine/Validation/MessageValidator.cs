@@ -34,6 +34,7 @@ public sealed class MessageValidator
     private readonly bool _allowUnknownEnums;
     private readonly int _userMin;
 
+    /// <summary>A validator for messages parsed with <paramref name="dictionary"/>, with QuickFIX's checks as <paramref name="options"/> set them.</summary>
     public MessageValidator(DataDictionary dictionary, ValidationOptions? options = null)
     {
         ArgumentNullException.ThrowIfNull(dictionary);
@@ -49,8 +50,10 @@ public sealed class MessageValidator
         _userMin = options.UserDefinedTagMin;
     }
 
+    /// <summary>The dictionary messages are validated against.</summary>
     public DataDictionary Dictionary => _dictionary;
 
+    /// <summary>The validation settings in force.</summary>
     public ValidationOptions Options { get; }
 
     /// <summary>Validates a message parsed with this validator's dictionary.</summary>

@@ -5,6 +5,7 @@ namespace RapidFix.Engine.Validation;
 /// </summary>
 public sealed record ValidationOptions
 {
+    /// <summary>QuickFIX's defaults.</summary>
     public static ValidationOptions Default { get; } = new();
 
     /// <summary>ValidateFieldsOutOfOrder: header fields after the body, body fields after the trailer.</summary>

@@ -19,6 +19,7 @@ public enum ValidationOutcome : byte
 /// <summary>A problem whose Reject carries its own text (reason Other, 99) instead of the reason's standard wording.</summary>
 public enum RejectDetail : byte
 {
+    /// <summary>No detail: the reason's standard wording.</summary>
     None,
 
     /// <summary>"Group {RefTagId}'s first entry does not start with delimiter {DetailTag}" (QuickFIX's wording).</summary>
@@ -37,14 +38,19 @@ public enum RejectDetail : byte
 /// <summary>The outcome of validation: on failure, the SessionRejectReason and the tag it is about.</summary>
 public readonly record struct ValidationResult(ValidationOutcome Outcome, SessionRejectReason Reason, int RefTagId, bool HasRefTag, RejectDetail Detail = RejectDetail.None, int DetailTag = 0)
 {
+    /// <summary>The message is valid.</summary>
     public static ValidationResult Valid => default;
 
+    /// <summary>True when the message is valid.</summary>
     public bool IsValid => Outcome == ValidationOutcome.Valid;
 
+    /// <summary>A Reject with <paramref name="reason"/> and RefTagID <paramref name="tag"/>.</summary>
     public static ValidationResult RejectFor(SessionRejectReason reason, int tag) => new(ValidationOutcome.Reject, reason, tag, true);
 
+    /// <summary>A Reject with <paramref name="reason"/> and no RefTagID.</summary>
     public static ValidationResult RejectWithoutTag(SessionRejectReason reason) => new(ValidationOutcome.Reject, reason, 0, false);
 
+    /// <summary>The verdict in words, for logs and tests.</summary>
     public override string ToString() => Outcome switch
     {
         ValidationOutcome.Valid => "valid",

@@ -36,6 +36,7 @@ public sealed class FastDecoder
         MaxPmapScan = templates.MaxPmapBytes + (Strict ? 0 : 8);
     }
 
+    /// <summary>The compiled templates the decoder reads messages with.</summary>
     public FastTemplateRegistry Templates { get; }
 
     /// <summary>Messages decoded successfully since creation.</summary>

@@ -24,6 +24,7 @@ public sealed class FastEncoder
         State = new DictionaryState(templates);
     }
 
+    /// <summary>The compiled templates the encoder writes messages with.</summary>
     public FastTemplateRegistry Templates { get; }
 
     /// <summary>Messages that failed to encode since creation.</summary>

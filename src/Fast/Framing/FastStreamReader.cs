@@ -18,6 +18,7 @@ public ref struct FastStreamReader
     private int _pos;
     private int _frameEnd;
 
+    /// <summary>A reader of the messages in <paramref name="data"/>, framed as <paramref name="framing"/> says.</summary>
     public FastStreamReader(ReadOnlySpan<byte> data, FastFraming framing)
     {
         _data = data;

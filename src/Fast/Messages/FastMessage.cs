@@ -10,13 +10,21 @@ namespace RapidFix.Fast.Messages;
 /// <summary>What a value slot holds.</summary>
 public enum FastValueKind : byte
 {
+    /// <summary>The optional field was absent.</summary>
     Absent = 0,
+    /// <summary>A signed integer.</summary>
     Integer,
+    /// <summary>An unsigned integer.</summary>
     UnsignedInteger,
+    /// <summary>A decimal: mantissa and exponent.</summary>
     Decimal,
+    /// <summary>A string or byte vector, in the message's arena.</summary>
     Bytes,
+    /// <summary>A sequence: its length and its entries' scopes.</summary>
     Sequence,
+    /// <summary>A present group.</summary>
     Group,
+    /// <summary>A dynamic template reference: the referenced template's scope.</summary>
     TemplateReference,
 }
 
@@ -35,14 +43,17 @@ public struct FastValue
 
     internal FastValueKind KindValue;
 
+    /// <summary>What the slot holds.</summary>
     public readonly FastValueKind Kind => KindValue;
 
+    /// <summary>True unless the field was absent.</summary>
     public readonly bool IsPresent => KindValue != FastValueKind.Absent;
 }
 
 /// <summary>Sizes of a message slot's pre-allocated storage.</summary>
 public sealed record FastMessageCapacity
 {
+    /// <summary>The sizes used when none are given.</summary>
     public static FastMessageCapacity Default { get; } = new();
 
     /// <summary>Value slots (all scopes of one message together).</summary>
@@ -78,6 +89,7 @@ public sealed class FastMessage : IFieldAccessor
     /// <summary>The templates' initial values: strings equal to one are referenced there, not copied.</summary>
     private byte[] _constants = [];
 
+    /// <summary>A message with <see cref="FastMessageCapacity.Default"/> storage, created at startup and reused for every decode.</summary>
     public FastMessage()
         : this(FastMessageCapacity.Default)
     {
@@ -360,8 +372,10 @@ public sealed class FastMessage : IFieldAccessor
         return false;
     }
 
+    /// <summary>True when <paramref name="tag"/> is present in <paramref name="scope"/>.</summary>
     public bool Contains(FieldScope scope, int tag) => TryFind(scope, tag, out _, out _);
 
+    /// <summary>The bytes of a string or byte-vector field; false when absent or of another kind. The span points into the message.</summary>
     public bool TryGetBytes(FieldScope scope, int tag, out ReadOnlySpan<byte> value)
     {
         if (TryFind(scope, tag, out var v, out _) && v.KindValue == FastValueKind.Bytes)
@@ -411,6 +425,7 @@ public sealed class FastMessage : IFieldAccessor
         return true;
     }
 
+    /// <inheritdoc/>
     public bool TryGetLong(FieldScope scope, int tag, out long value) => TryGetLong(scope, tag, out value, out _);
 
     /// <summary>
@@ -466,6 +481,7 @@ public sealed class FastMessage : IFieldAccessor
         return false;
     }
 
+    /// <inheritdoc/>
     public bool TryGetInt(FieldScope scope, int tag, out int value) => TryGetInt(scope, tag, out value, out _);
 
     /// <summary>The value as an int32: the int64 conversion's errors, and <see cref="FastErrorCode.R4"/> beyond the int32 range.</summary>
@@ -486,6 +502,7 @@ public sealed class FastMessage : IFieldAccessor
         return true;
     }
 
+    /// <inheritdoc/>
     public bool TryGetDecimal(FieldScope scope, int tag, out FixDecimal value) => TryGetDecimal(scope, tag, out value, out _);
 
     /// <summary>
@@ -547,9 +564,11 @@ public sealed class FastMessage : IFieldAccessor
         return Fail(FastErrorCode.R3, out error);
     }
 
+    /// <inheritdoc/>
     public int GetGroupCount(FieldScope scope, int countTag) =>
         TryFind(scope, countTag, out var v, out _) && v.KindValue == FastValueKind.Sequence ? (int)v.Int : 0;
 
+    /// <inheritdoc/>
     public bool TryGetGroupEntry(FieldScope scope, int countTag, int index, out FieldScope entry)
     {
         if (TryFind(scope, countTag, out var v, out _) && v.KindValue == FastValueKind.Sequence && (uint)index < (ulong)v.Int)

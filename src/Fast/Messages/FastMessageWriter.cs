@@ -19,6 +19,7 @@ public struct FastMessageWriter : IFastDecodeHandler
     private int _depth;
     private InlineBases _stack;
 
+    /// <summary>A handler that fills <paramref name="message"/> as the decoder reads (it is cleared at each message start).</summary>
     public FastMessageWriter(FastMessage message)
     {
         ArgumentNullException.ThrowIfNull(message);
@@ -38,6 +39,7 @@ public struct FastMessageWriter : IFastDecodeHandler
         private int _element0;
     }
 
+    /// <inheritdoc/>
     public bool OnMessageStart(FastTemplate template)
     {
         _depth = 0;
@@ -45,6 +47,7 @@ public struct FastMessageWriter : IFastDecodeHandler
         return _message.TryBegin(template, clear: false);
     }
 
+    /// <inheritdoc/>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void OnInteger(FastField field, long value)
     {
@@ -53,6 +56,7 @@ public struct FastMessageWriter : IFastDecodeHandler
         v.Int = value;
     }
 
+    /// <inheritdoc/>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void OnDecimal(FastField field, long mantissa, int exponent)
     {
@@ -62,6 +66,7 @@ public struct FastMessageWriter : IFastDecodeHandler
         v.Aux = exponent;
     }
 
+    /// <inheritdoc/>
     public bool OnBytes(FastField field, ReadOnlySpan<byte> value)
     {
         int offset;
@@ -84,6 +89,7 @@ public struct FastMessageWriter : IFastDecodeHandler
         return true;
     }
 
+    /// <inheritdoc/>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void OnAbsent(FastField field)
     {
@@ -106,6 +112,7 @@ public struct FastMessageWriter : IFastDecodeHandler
         }
     }
 
+    /// <inheritdoc/>
     public bool OnSequenceStart(FastField field, int length)
     {
         if (!_message.TryAddScopes(field.Body!, length, out int first, clear: false))
@@ -120,24 +127,30 @@ public struct FastMessageWriter : IFastDecodeHandler
         return true;
     }
 
+    /// <inheritdoc/>
     public void OnSequenceEntryStart(FastField field, int index)
     {
         int scope = _values[_base + field.Slot].Aux + index;
         Push(_message.Scopes[scope].Base);
     }
 
+    /// <inheritdoc/>
     public void OnSequenceEntryEnd(FastField field) => Pop();
 
+    /// <inheritdoc/>
     public void OnSequenceEnd(FastField field)
     {
     }
 
+    /// <inheritdoc/>
     public void OnGroupStart(FastField field) => _values[_base + field.Slot].KindValue = FastValueKind.Group;
 
+    /// <inheritdoc/>
     public void OnGroupEnd(FastField field)
     {
     }
 
+    /// <inheritdoc/>
     public bool OnTemplateRefStart(FastField field, FastTemplate template)
     {
         if (_depth >= MaxDepth || !_message.TryAddScopes(template.Body, 1, out int scope, clear: false))
@@ -152,8 +165,10 @@ public struct FastMessageWriter : IFastDecodeHandler
         return true;
     }
 
+    /// <inheritdoc/>
     public void OnTemplateRefEnd(FastField field) => Pop();
 
+    /// <inheritdoc/>
     public void OnMessageEnd(FastTemplate template)
     {
     }

@@ -22,11 +22,13 @@ public sealed class FastField
     /// <summary>The FIX tag (the id attribute, or a numeric name); 0 when the field has none.</summary>
     public int Tag { get; }
 
+    /// <summary>The field's FAST type.</summary>
     public FastFieldType Type { get; }
 
     /// <summary>The operator (for a decimal with separate operators, <see cref="FastOperator.None"/>: see <see cref="Exponent"/>).</summary>
     public FastOperator Operator { get; }
 
+    /// <summary>True for presence="optional".</summary>
     public bool IsOptional { get; }
 
     /// <summary>Line of the field in the template XML (0 when unknown).</summary>
@@ -59,6 +61,7 @@ public sealed class FastField
     /// <summary>Bytes of a string or byte vector initial value.</summary>
     public byte[] InitialBytes { get; internal set; } = [];
 
+    /// <summary>True when the template gives the operator an initial value.</summary>
     public bool HasInitial { get; internal set; }
 
     /// <summary>The field reads a presence map bit.</summary>
@@ -84,6 +87,7 @@ public sealed class FastField
     internal ulong MaxUnsigned;
     internal long MaxSigned;
 
+    /// <summary>Type, name, tag and operator, for messages and logs.</summary>
     public override string ToString() => $"{Type} {Name} (tag {Tag}, {Operator}{(IsOptional ? ", optional" : "")})";
 }
 
@@ -110,6 +114,7 @@ public sealed class FastGroupBody
         Name = name;
     }
 
+    /// <summary>The name of the template, sequence or group the instructions belong to.</summary>
     public string Name { get; }
 
     /// <summary>The instructions in wire order.</summary>
@@ -180,6 +185,7 @@ public sealed class FastTemplate
         body.Template = this;
     }
 
+    /// <summary>The template's name (the name attribute).</summary>
     public string Name { get; }
 
     /// <summary>The template identifier; null for a template that can only be referenced by name.</summary>
@@ -191,6 +197,7 @@ public sealed class FastTemplate
     /// <summary>SCP 1.1 reset: dictionaries are reset when a message of this template is encoded or decoded.</summary>
     public bool Reset { get; internal set; }
 
+    /// <summary>The template's instructions.</summary>
     public FastGroupBody Body { get; }
 
     /// <summary>Every string and byte-vector initial value of the registry, back to back (shared by all templates).</summary>
@@ -199,5 +206,6 @@ public sealed class FastTemplate
     /// <summary>MsgType (35) of messages of this template when the template fixes it (constant tag 35), else empty.</summary>
     public byte[] MsgType { get; internal set; } = [];
 
+    /// <summary>The name and id, for messages and logs.</summary>
     public override string ToString() => $"template {Name} ({Id})";
 }

@@ -9,6 +9,7 @@ namespace RapidFix.Fast.Templates;
 /// <param name="Message">What is wrong.</param>
 public sealed record FastStaticError(FastErrorCode Code, string Source, string? Template, string? Field, int Line, string Message)
 {
+    /// <summary>The code, where and what, the way compilers print errors.</summary>
     public override string ToString() =>
         $"{Code.ToCodeString()} {Source}({Line}): {(Template is null ? "" : $"template '{Template}'")}{(Field is null ? "" : $", field '{Field}'")}: {Message}";
 }
@@ -16,6 +17,7 @@ public sealed record FastStaticError(FastErrorCode Code, string Source, string? 
 /// <summary>Thrown by the template loader (a startup operation) when the templates have static errors; lists them all.</summary>
 public sealed class FastTemplateException : Exception
 {
+    /// <summary>Templates with static errors: the message lists every one of <paramref name="errors"/>.</summary>
     public FastTemplateException(IReadOnlyList<FastStaticError> errors)
         : base(BuildMessage(errors))
     {

@@ -6,7 +6,9 @@ namespace RapidFix.Matching.StaticData;
 /// <summary>Asset class of a security: accrued interest (criterion 12) is compared for fixed income only.</summary>
 public enum AssetClass : byte
 {
+    /// <summary>Shares and the like: no accrued interest.</summary>
     Equity = 0,
+    /// <summary>Bonds and the like: accrued interest is compared.</summary>
     FixedIncome = 1,
 }
 
@@ -14,8 +16,11 @@ public enum AssetClass : byte
 [Flags]
 public enum ParticipantRoles : byte
 {
+    /// <summary>No role.</summary>
     None = 0,
+    /// <summary>Sends allocations and settlement instructions.</summary>
     InvestmentManager = 1,
+    /// <summary>Sends notices of execution and net proceeds.</summary>
     ExecutingBroker = 2,
 }
 

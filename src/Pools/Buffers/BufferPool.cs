@@ -58,6 +58,7 @@ public sealed class BufferPool : IPoolStatistics
         phases?.Pools.Register(this);
     }
 
+    /// <inheritdoc/>
     public string Name { get; }
 
     /// <summary>Bytes per buffer.</summary>
@@ -66,16 +67,22 @@ public sealed class BufferPool : IPoolStatistics
     /// <summary>Whether the slabs live on the pinned object heap.</summary>
     public bool Pinned { get; }
 
+    /// <inheritdoc/>
     public int Capacity => _free.Capacity;
 
+    /// <inheritdoc/>
     public int Available => _free.Available;
 
+    /// <inheritdoc/>
     public int InUse => _free.InUse;
 
+    /// <inheritdoc/>
     public int HighWater => _free.HighWater;
 
+    /// <inheritdoc/>
     public long RentFailures => _free.RentFailures;
 
+    /// <inheritdoc/>
     public long ReturnFailures => _free.ReturnFailures + Interlocked.Read(ref _doubleReturns);
 
     private long _doubleReturns;

@@ -6,11 +6,13 @@ namespace RapidFix.Pools.Buffers;
 /// </summary>
 public sealed class PoolExhaustedException : InvalidOperationException
 {
+    /// <summary>Pool <paramref name="pool"/> had nothing to give; <paramref name="detail"/> says what was asked.</summary>
     public PoolExhaustedException(string pool, string detail)
         : base($"Pool '{pool}' exhausted: {detail}.")
     {
         Pool = pool;
     }
 
+    /// <summary>The name of the exhausted pool.</summary>
     public string Pool { get; }
 }

@@ -16,6 +16,7 @@ public sealed class SlabMemoryPool : MemoryPool<byte>
 {
     private readonly BufferPool _buffers;
 
+    /// <summary>A pool of <paramref name="blockCount"/> blocks of <paramref name="blockSize"/> bytes, created now (startup); registered with <paramref name="phases"/> when given.</summary>
     public SlabMemoryPool(string name, int blockSize, int blockCount, PhaseController? phases = null)
     {
         _buffers = new BufferPool(name, blockSize, blockCount, pinned: true, phases);
@@ -29,8 +30,10 @@ public sealed class SlabMemoryPool : MemoryPool<byte>
     /// <summary>Requests larger than a block (refused and counted here, not in the pool's rent failures).</summary>
     public long OversizeRequests => Interlocked.Read(ref _oversizeRequests);
 
+    /// <summary>The block size: no rent can be larger.</summary>
     public override int MaxBufferSize => _buffers.BufferSize;
 
+    /// <summary>A block; <see cref="PoolExhaustedException"/> (counted) when none is free or <paramref name="minBufferSize"/> exceeds the block size, since a memory pool cannot say no.</summary>
     public override IMemoryOwner<byte> Rent(int minBufferSize = -1)
     {
         if (minBufferSize > _buffers.BufferSize)
@@ -47,6 +50,7 @@ public sealed class SlabMemoryPool : MemoryPool<byte>
         return buffer;
     }
 
+    /// <inheritdoc/>
     protected override void Dispose(bool disposing)
     {
         // The slabs are released with the pool object itself; nothing to do eagerly.

@@ -21,21 +21,36 @@ public sealed class RapidFixEventSource : EventSource
     /// <summary>The provider name to enable: "RapidFix".</summary>
     public const string ProviderName = "RapidFix";
 
+    /// <summary>Event id of <see cref="StartupBegin"/>.</summary>
     public const int StartupBeginId = 1;
+    /// <summary>Event id of <see cref="StartupEnd"/>.</summary>
     public const int StartupEndId = 2;
+    /// <summary>Event id of <see cref="ContinuousBegin"/>.</summary>
     public const int ContinuousBeginId = 3;
+    /// <summary>Event id of <see cref="ContinuousEnd"/>.</summary>
     public const int ContinuousEndId = 4;
+    /// <summary>Event id of <see cref="ContinuousReport"/>.</summary>
     public const int ContinuousReportId = 5;
+    /// <summary>Event id of <see cref="ShutdownBegin"/>.</summary>
     public const int ShutdownBeginId = 6;
+    /// <summary>Event id of <see cref="ShutdownEnd"/>.</summary>
     public const int ShutdownEndId = 7;
+    /// <summary>Event id of <see cref="WarmUpEnd"/>.</summary>
     public const int WarmUpEndId = 8;
+    /// <summary>Event id of <see cref="SessionLogon"/>.</summary>
     public const int SessionLogonId = 10;
+    /// <summary>Event id of <see cref="SessionLogout"/>.</summary>
     public const int SessionLogoutId = 11;
+    /// <summary>Event id of <see cref="SessionResendRequest"/>.</summary>
     public const int SessionResendRequestId = 12;
+    /// <summary>Event id of <see cref="SessionReject"/>.</summary>
     public const int SessionRejectId = 13;
+    /// <summary>Event id of <see cref="SessionDisconnected"/>.</summary>
     public const int SessionDisconnectedId = 14;
     public const int ConnectionRefusedId = 15;
+    /// <summary>Event id of the latency summary event.</summary>
     public const int LatencySummaryId = 20;
+    /// <summary>Event id of the engine counters event.</summary>
     public const int EngineCountersId = 21;
 
     /// <summary>The single instance.</summary>
@@ -48,27 +63,36 @@ public sealed class RapidFixEventSource : EventSource
     /// <summary>Keyword groups, to enable only part of the events.</summary>
     public static class Keywords
     {
+        /// <summary>Phase transitions and their reports.</summary>
         public const EventKeywords Phases = (EventKeywords)0x1;
+        /// <summary>Session events: logons, logouts, resend requests, rejects, disconnections.</summary>
         public const EventKeywords Sessions = (EventKeywords)0x2;
+        /// <summary>Latency summaries.</summary>
         public const EventKeywords Latency = (EventKeywords)0x4;
+        /// <summary>Engine counters.</summary>
         public const EventKeywords Counters = (EventKeywords)0x8;
     }
 
     /// <summary>Direction of a session event.</summary>
     public enum Direction
     {
+        /// <summary>Received from the counterparty.</summary>
         Received = 0,
+        /// <summary>Sent to the counterparty.</summary>
         Sent = 1,
     }
 
     // ---- Phase markers ----
 
+    /// <summary>The engine's startup phase begins.</summary>
     [Event(StartupBeginId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: startup begins")]
     public void StartupBegin(string engine) => WritePhase(StartupBeginId, engine);
 
+    /// <summary>The startup phase ends after <paramref name="startupNanoseconds"/>.</summary>
     [Event(StartupEndId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: startup ends after {1} ns")]
     public void StartupEnd(string engine, long startupNanoseconds) => WritePhase(StartupEndId, engine, startupNanoseconds);
 
+    /// <summary>The continuous phase begins: the GC counters at that moment, and whether a no-GC region guards it.</summary>
     [Event(ContinuousBeginId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: continuous phase begins")]
     public unsafe void ContinuousBegin(string engine, long processAllocatedBytes, long engineThreadsAllocatedBytes, int gen0Collections, int gen1Collections, int gen2Collections, bool noGcRegion)
     {
@@ -92,9 +116,11 @@ public sealed class RapidFixEventSource : EventSource
         }
     }
 
+    /// <summary>The continuous phase ends.</summary>
     [Event(ContinuousEndId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: continuous phase ends")]
     public void ContinuousEnd(string engine) => WritePhase(ContinuousEndId, engine);
 
+    /// <summary>What the GC did in the continuous phase (collections per generation, bytes allocated) and whether it held.</summary>
     [Event(ContinuousReportId, Level = EventLevel.Informational, Keywords = Keywords.Phases,
         Message = "{0}: continuous phase lasted {1} ns; collections {2}/{3}/{4}; {5} bytes allocated by the process, {6} by engine threads")]
     public unsafe void ContinuousReport(string engine, long durationNanoseconds, int gen0Collections, int gen1Collections, int gen2Collections,
@@ -123,12 +149,15 @@ public sealed class RapidFixEventSource : EventSource
         }
     }
 
+    /// <summary>The shutdown phase begins.</summary>
     [Event(ShutdownBeginId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: shutdown begins")]
     public void ShutdownBegin(string engine) => WritePhase(ShutdownBeginId, engine);
 
+    /// <summary>The shutdown phase ends after <paramref name="shutdownNanoseconds"/>.</summary>
     [Event(ShutdownEndId, Level = EventLevel.Informational, Keywords = Keywords.Phases, Message = "{0}: shutdown ends after {1} ns")]
     public void ShutdownEnd(string engine, long shutdownNanoseconds) => WritePhase(ShutdownEndId, engine, shutdownNanoseconds);
 
+    /// <summary>The warm-up ended: how long, how many rounds, the methods compiled in the last one, and whether compilation settled.</summary>
     [Event(WarmUpEndId, Level = EventLevel.Informational, Keywords = Keywords.Phases,
         Message = "{0}: warm-up took {1} ns, {2} rounds, {3} methods compiled, settled {4}")]
     public unsafe void WarmUpEnd(string engine, long warmUpNanoseconds, int rounds, int methodsCompiled, bool settled)
@@ -153,12 +182,15 @@ public sealed class RapidFixEventSource : EventSource
 
     // ---- Session events ----
 
+    /// <summary>A Logon was received or sent.</summary>
     [Event(SessionLogonId, Level = EventLevel.Informational, Keywords = Keywords.Sessions, Message = "{0}: Logon {1}, MsgSeqNum {2}")]
     public void SessionLogon(string session, Direction direction, long msgSeqNum) => WriteSession(SessionLogonId, session, (int)direction, msgSeqNum);
 
+    /// <summary>A Logout was received or sent.</summary>
     [Event(SessionLogoutId, Level = EventLevel.Informational, Keywords = Keywords.Sessions, Message = "{0}: Logout {1}, MsgSeqNum {2}")]
     public void SessionLogout(string session, Direction direction, long msgSeqNum) => WriteSession(SessionLogoutId, session, (int)direction, msgSeqNum);
 
+    /// <summary>A ResendRequest was received or sent.</summary>
     [Event(SessionResendRequestId, Level = EventLevel.Informational, Keywords = Keywords.Sessions, Message = "{0}: ResendRequest {1}, {2} to {3}")]
     public void SessionResendRequest(string session, Direction direction, long beginSeqNo, long endSeqNo) =>
         WriteSession(SessionResendRequestId, session, (int)direction, beginSeqNo, endSeqNo);
@@ -170,6 +202,7 @@ public sealed class RapidFixEventSource : EventSource
     [Event(SessionRejectId, Level = EventLevel.Warning, Keywords = Keywords.Sessions, Message = "{0}: Reject sent (business {1}), reason {2}, reference {3}")]
     public void SessionReject(string session, int business, long reason, long reference) => WriteSession(SessionRejectId, session, business, reason, reference);
 
+    /// <summary>A session's connection ended; <paramref name="reason"/> is the DisconnectReason's number.</summary>
     [Event(SessionDisconnectedId, Level = EventLevel.Informational, Keywords = Keywords.Sessions, Message = "{0}: disconnected, reason {1}")]
     public void SessionDisconnected(string session, int reason) => WriteSession(SessionDisconnectedId, session, reason);
 
@@ -388,34 +421,59 @@ public sealed class RapidFixEventSource : EventSource
 /// <summary>The payload of <see cref="RapidFixEventSource.LatencySummary"/>, all durations in nanoseconds.</summary>
 public struct LatencySummaryData
 {
+    /// <summary>The latency measured (<see cref="LatencyChannel"/>: receive or send processing).</summary>
     public int Channel;
+    /// <summary>The engine phase the interval belongs to (<see cref="RapidFix.Pools.Phases.EnginePhase"/>).</summary>
     public int Phase;
+    /// <summary>The length of the interval summarised.</summary>
     public long IntervalNanoseconds;
+    /// <summary>Measurements in the interval.</summary>
     public long Count;
+    /// <summary>The smallest.</summary>
     public long Min;
+    /// <summary>The median.</summary>
     public long P50;
+    /// <summary>The 90th percentile.</summary>
     public long P90;
+    /// <summary>The 99th percentile.</summary>
     public long P99;
+    /// <summary>The 99.9th percentile.</summary>
     public long P999;
+    /// <summary>The 99.99th percentile.</summary>
     public long P9999;
+    /// <summary>The 99.999th percentile.</summary>
     public long P99999;
+    /// <summary>The largest.</summary>
     public long Max;
+    /// <summary>The mean.</summary>
     public long Mean;
 }
 
 /// <summary>The payload of <see cref="RapidFixEventSource.EngineCounters"/>.</summary>
 public struct EngineCountersData
 {
+    /// <summary>Messages received by every session.</summary>
     public long MessagesIn;
+    /// <summary>Messages sent by every session.</summary>
     public long MessagesOut;
+    /// <summary>Pooled items in use, all pools together.</summary>
     public int PoolsInUse;
+    /// <summary>Pooled items, all pools together.</summary>
     public int PoolsCapacity;
+    /// <summary>Rents refused because a pool was empty (the back-pressure signal).</summary>
     public long PoolRentFailures;
+    /// <summary>Messages queued ahead of gaps, all sessions together.</summary>
     public int InboundQueueDepth;
+    /// <summary>Bytes waiting in the connections' outbound buffers.</summary>
     public long OutboundPendingBytes;
+    /// <summary>Bytes the engine's threads allocated (0 in a clean continuous phase).</summary>
     public long EngineThreadsAllocatedBytes;
+    /// <summary>Bytes the whole process allocated.</summary>
     public long ProcessAllocatedBytes;
+    /// <summary>Generation 0 collections so far.</summary>
     public int Gen0Collections;
+    /// <summary>Generation 1 collections so far.</summary>
     public int Gen1Collections;
+    /// <summary>Generation 2 collections so far.</summary>
     public int Gen2Collections;
 }

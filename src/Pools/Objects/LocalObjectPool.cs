@@ -19,6 +19,7 @@ public sealed class LocalObjectPool<T> : IPoolStatistics where T : class
     private long _rentFailures;
     private long _returnFailures;
 
+    /// <summary>A pool of <paramref name="capacity"/> items, every one made by <paramref name="factory"/> now (startup); registered with <paramref name="phases"/> when given.</summary>
     public LocalObjectPool(string name, int capacity, Func<T> factory, PhaseController? phases = null)
     {
         ArgumentNullException.ThrowIfNull(name);
@@ -36,20 +37,28 @@ public sealed class LocalObjectPool<T> : IPoolStatistics where T : class
         phases?.Pools.Register(this);
     }
 
+    /// <inheritdoc/>
     public string Name { get; }
 
+    /// <inheritdoc/>
     public int Capacity => _items.Length;
 
+    /// <inheritdoc/>
     public int Available => Volatile.Read(ref _count);
 
+    /// <inheritdoc/>
     public int InUse => Capacity - Available;
 
+    /// <inheritdoc/>
     public int HighWater => Volatile.Read(ref _highWater);
 
+    /// <inheritdoc/>
     public long RentFailures => Volatile.Read(ref _rentFailures);
 
+    /// <inheritdoc/>
     public long ReturnFailures => Volatile.Read(ref _returnFailures);
 
+    /// <summary>Takes an item; false (counted in <see cref="RentFailures"/>) when the pool is empty: it never grows.</summary>
     public bool TryRent([MaybeNullWhen(false)] out T item)
     {
         int n = _count;
@@ -73,6 +82,7 @@ public sealed class LocalObjectPool<T> : IPoolStatistics where T : class
         return true;
     }
 
+    /// <summary>Gives an item back; false (counted) when it is null or the pool is already full (an item returned twice, or not its own).</summary>
     public bool Return(T item)
     {
         int n = _count;

@@ -64,8 +64,10 @@ public sealed class ObjectPool<T> : IPoolStatistics where T : class
         phases?.Pools.Register(this);
     }
 
+    /// <inheritdoc/>
     public string Name { get; }
 
+    /// <inheritdoc/>
     public int Capacity { get; }
 
     /// <summary>Items available to rent now (approximate under concurrency).</summary>
@@ -78,12 +80,16 @@ public sealed class ObjectPool<T> : IPoolStatistics where T : class
         }
     }
 
+    /// <inheritdoc/>
     public int InUse => Capacity - Available;
 
+    /// <inheritdoc/>
     public int HighWater => Volatile.Read(ref _highWater);
 
+    /// <inheritdoc/>
     public long RentFailures => Interlocked.Read(ref _rentFailures);
 
+    /// <inheritdoc/>
     public long ReturnFailures => Interlocked.Read(ref _returnFailures);
 
     /// <summary>Takes an item, or returns false (and counts a rent failure) when the pool is empty.</summary>

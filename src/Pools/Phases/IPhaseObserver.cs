@@ -6,5 +6,6 @@ namespace RapidFix.Pools.Phases;
 /// </summary>
 public interface IPhaseObserver
 {
+    /// <summary>Called on the thread that changes the phase, from <paramref name="from"/> to <paramref name="to"/>.</summary>
     void OnPhaseChanged(EnginePhase from, EnginePhase to);
 }

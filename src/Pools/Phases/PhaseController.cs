@@ -32,6 +32,7 @@ public sealed class PhaseController
     private int _continuousStartGen2;
     private bool _noGcRegionRequested;
 
+    /// <summary>A controller in the startup phase; <paramref name="name"/> labels its events and reports.</summary>
     public PhaseController(string name = "engine")
     {
         Name = name;

@@ -6,6 +6,7 @@ namespace RapidFix.Pools.Phases;
 /// </summary>
 public sealed class PhaseViolationException : InvalidOperationException
 {
+    /// <summary>Something was asked that the current phase forbids; <paramref name="message"/> says what.</summary>
     public PhaseViolationException(string message) : base(message)
     {
     }

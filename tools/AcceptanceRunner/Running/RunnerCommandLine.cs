@@ -1,3 +1,5 @@
+using System.CommandLine;
+using System.CommandLine.Help;
 using System.Globalization;
 using RapidFix.AcceptanceRunner.Hosting;
 using RapidFix.AcceptanceRunner.Scripts;
@@ -29,6 +31,11 @@ public static class RunnerCommandLine
 
     public static int Run(string[] args, TextWriter output, TextWriter error, IInProcessAcceptorFactory acceptors)
     {
+        if (RunnerOptions.IsHelp(args))
+        {
+            return RunnerOptions.Command().Parse(args).Invoke(new InvocationConfiguration { Output = output, Error = error });
+        }
+
         RunnerOptions options;
         try
         {
@@ -232,44 +239,69 @@ public static class RunnerCommandLine
 /// <summary>The parsed command line.</summary>
 public sealed record RunnerOptions(string ScriptsPath, string? Host, int Port, string? ConfigPath, TimeSpan Timeout, string? Filter, TimeSpan Pause)
 {
+    /// <summary>
+    /// The command line as System.CommandLine sees it (its <c>--help</c> text); the rules between options are
+    /// <see cref="Parse"/>'s.
+    /// </summary>
+    public static RootCommand Command()
+    {
+        var root = new RootCommand("Runs the QuickFIX acceptance scripts against a FIX acceptor (docs/conformance-runner.md). Exit code: 0 all pass, 1 some fail, 2 a usage or settings error.")
+        {
+            new Argument<string>("scripts") { Description = "a folder of .def scripts, or one script", Arity = ArgumentArity.ZeroOrOne },
+            new Option<string>("--host") { Description = "run against an engine already listening at this host (with --port)" },
+            new Option<string>("--port") { Description = "the listening engine's port (with --host)" },
+            new Option<string>("--config") { Description = "start an in-process RapidFix acceptor from this settings file (per script); with neither, one configured for the scripts' FIX version" },
+            new Option<string>("--timeout") { Description = "seconds to wait for an expected message or disconnection (default 10)" },
+            new Option<string>("--filter") { Description = "run only scripts whose name contains this text" },
+            new Option<string>("--pause-ms") { Description = "pause between scripts against an external engine, in milliseconds (default 200)" },
+        };
+
+        // Unknown options and extra paths get this runner's own wording (Parse).
+        root.TreatUnmatchedTokensAsErrors = false;
+        return root;
+    }
+
+    /// <summary>True when the arguments ask for the help text.</summary>
+    public static bool IsHelp(string[] args) => Command().Parse(args).Action is HelpAction;
+
+    /// <summary>Parses the command line; a mistake is an <see cref="ArgumentException"/> whose message says what is wrong.</summary>
     public static RunnerOptions Parse(string[] args)
     {
-        string? scripts = null, host = null, config = null, filter = null;
-        int? port = null;
-        var timeout = TimeSpan.FromSeconds(10);
-        var pause = TimeSpan.FromMilliseconds(200);
-        for (int i = 0; i < args.Length; i++)
+        var root = Command();
+        ParseResult parse = root.Parse(args);
+        if (parse.GetValue<string>("scripts") is { } first && first.StartsWith('-'))
         {
-            string arg = args[i];
-            string Value() => i + 1 < args.Length ? args[++i] : throw new ArgumentException($"{arg} needs a value");
-            switch (arg)
-            {
-                case "--host": host = Value(); break;
-                case "--port": port = ParseInt(arg, Value(), 1, 65535); break;
-                case "--config": config = Value(); break;
-                case "--filter": filter = Value(); break;
-                case "--timeout":
-                    string seconds = Value();
-                    timeout = double.TryParse(seconds, NumberStyles.Float, CultureInfo.InvariantCulture, out double s) && s > 0
-                        ? TimeSpan.FromSeconds(s)
-                        : throw new ArgumentException($"--timeout: '{seconds}' is not a positive number of seconds");
-                    break;
-                case "--pause-ms": pause = TimeSpan.FromMilliseconds(ParseInt(arg, Value(), 0, 600_000)); break;
-                default:
-                    if (arg.StartsWith("--", StringComparison.Ordinal))
-                    {
-                        throw new ArgumentException($"unknown option {arg}");
-                    }
-
-                    if (scripts is not null)
-                    {
-                        throw new ArgumentException($"more than one scripts path: {scripts} and {arg}");
-                    }
-
-                    scripts = arg;
-                    break;
-            }
+            throw new ArgumentException($"unknown option {first}");
         }
+
+        foreach (string token in parse.UnmatchedTokens)
+        {
+            throw new ArgumentException(token.StartsWith('-')
+                ? $"unknown option {token}"
+                : $"more than one scripts path: {parse.GetValue<string>("scripts")} and {token}");
+        }
+
+        if (parse.Errors.Count > 0)
+        {
+            throw new ArgumentException(parse.Errors[0].Message);
+        }
+
+        string? scripts = parse.GetValue<string>("scripts");
+        string? host = parse.GetValue<string>("--host");
+        string? config = parse.GetValue<string>("--config");
+        string? filter = parse.GetValue<string>("--filter");
+        int? port = parse.GetValue<string>("--port") is { } portText ? ParseInt("--port", portText, 1, 65535) : null;
+        var timeout = TimeSpan.FromSeconds(10);
+        if (parse.GetValue<string>("--timeout") is { } seconds)
+        {
+            timeout = double.TryParse(seconds, NumberStyles.Float, CultureInfo.InvariantCulture, out double s) && s > 0
+                ? TimeSpan.FromSeconds(s)
+                : throw new ArgumentException($"--timeout: '{seconds}' is not a positive number of seconds");
+        }
+
+        var pause = parse.GetValue<string>("--pause-ms") is { } pauseText
+            ? TimeSpan.FromMilliseconds(ParseInt("--pause-ms", pauseText, 0, 600_000))
+            : TimeSpan.FromMilliseconds(200);
 
         if (scripts is null)
         {

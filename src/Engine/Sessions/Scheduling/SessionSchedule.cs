@@ -60,13 +60,16 @@ public sealed class SessionSchedule
     public static SessionSchedule NonStop { get; } =
         new(ScheduleKind.NonStop, TimeZoneInfo.Utc, TimeOnly.MinValue, TimeOnly.MinValue, default, default, 0x7F, 0);
 
+    /// <summary>Non-stop, daily, weekly or on chosen weekdays.</summary>
     public ScheduleKind Kind { get; }
 
     /// <summary>The zone StartTime and EndTime are read in.</summary>
     public TimeZoneInfo TimeZone { get; }
 
+    /// <summary>The time of day the session starts, in <see cref="TimeZone"/>.</summary>
     public TimeOnly StartTime { get; }
 
+    /// <summary>The time of day the session ends, in <see cref="TimeZone"/>.</summary>
     public TimeOnly EndTime { get; }
 
     /// <summary>For weekly schedules: the day the session starts.</summary>
@@ -281,6 +284,7 @@ public sealed class SessionSchedule
     private static void ThrowLocalTime() =>
         throw new ArgumentException("Session schedules take UTC times; a DateTime of kind Local was passed.");
 
+    /// <summary>The schedule as a settings-like line, for logs.</summary>
     public override string ToString() => Kind switch
     {
         ScheduleKind.NonStop => "non-stop",
