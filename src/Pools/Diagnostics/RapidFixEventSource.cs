@@ -47,6 +47,7 @@ public sealed class RapidFixEventSource : EventSource
     public const int SessionRejectId = 13;
     /// <summary>Event id of <see cref="SessionDisconnected"/>.</summary>
     public const int SessionDisconnectedId = 14;
+    /// <summary>Event id of <see cref="ConnectionRefused"/>.</summary>
     public const int ConnectionRefusedId = 15;
     /// <summary>Event id of the latency summary event.</summary>
     public const int LatencySummaryId = 20;
