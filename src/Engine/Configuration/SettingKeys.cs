@@ -104,6 +104,7 @@ public static class SettingKeys
     public const string RefreshOnLogon = "RefreshOnLogon";
     /// <summary>PersistMessages: Keep sent messages for resending; when N, resends are answered with gap fills.</summary>
     public const string PersistMessages = "PersistMessages";
+    /// <summary>SendWhileNotLoggedOn: Refuse (the default) or Store (QuickFIX/n): what Send does with an application message while the session is not logged on.</summary>
     public const string SendWhileNotLoggedOn = "SendWhileNotLoggedOn";
     /// <summary>LogonTimeout: Seconds to wait for the Logon reply.</summary>
     public const string LogonTimeout = "LogonTimeout";
@@ -181,8 +182,11 @@ public static class SettingKeys
     public const string FileStorePath = "FileStorePath";
     /// <summary>FileLogPath: Directory of the message and event logs.</summary>
     public const string FileLogPath = "FileLogPath";
+    /// <summary>FileLogBufferSize: Bytes of messages that may wait for the message log's writer, per session; one that does not fit is dropped and counted.</summary>
     public const string FileLogBufferSize = "FileLogBufferSize";
+    /// <summary>AcceptorTemplate: This acceptor section is a template: a Logon matching its wildcard (*) identifiers creates a session.</summary>
     public const string AcceptorTemplate = "AcceptorTemplate";
+    /// <summary>MaxDynamicSessions: Most sessions one acceptor template may have created at once.</summary>
     public const string MaxDynamicSessions = "MaxDynamicSessions";
 
     // RapidFix's own settings.

@@ -66,6 +66,7 @@ public sealed class EngineMetrics : IDisposable
     /// <summary>The "RapidFix" meter (disposed with this object).</summary>
     public Meter Meter { get; }
 
+    /// <summary>Disposes the meter: its instruments stop being observed.</summary>
     public void Dispose() => Meter.Dispose();
 
     private void PerSession(string name, string unit, string description, Func<SessionCounters, long> read) =>
