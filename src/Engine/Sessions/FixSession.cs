@@ -280,9 +280,18 @@ public sealed partial class FixSession
         transport.Disconnect(reason);
     }
 
+    // Whether the connection just detached had logged on: the transport's closing log line reads it, because a
+    // sender on another thread can end the connection (outbound buffer full) before the connection's own thread has
+    // seen the Logon complete.
+    private volatile bool _lastConnectionWasLoggedOn;
+
+    /// <summary>Whether the session was logged on when its last connection was detached.</summary>
+    internal bool LastConnectionWasLoggedOn => _lastConnectionWasLoggedOn;
+
     private void DetachAndReset(DisconnectReason reason)
     {
         bool wasLoggedOn = IsLoggedOn;
+        _lastConnectionWasLoggedOn = wasLoggedOn;
         _transport = null;
         _status = SessionStatus.Disconnected;
         _receivedLogon = false;

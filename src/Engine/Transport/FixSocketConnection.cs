@@ -600,7 +600,8 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             try
             {
                 // Every connection's end is logged with its address; one that never logged on was refused.
-                _log.WritePeer(_loggedOn ? LogLevel.Info : LogLevel.Warning, _loggedOn ? LogEvent.ConnectionClosed : LogEvent.ClosedBeforeLogon,
+                bool loggedOn = _loggedOn || _session is { LastConnectionWasLoggedOn: true };
+                _log.WritePeer(loggedOn ? LogLevel.Info : LogLevel.Warning, loggedOn ? LogEvent.ConnectionClosed : LogEvent.ClosedBeforeLogon,
                     _session?.LogIndex ?? -1, RemoteEndPoint, (long)_reason);
                 LeavePending();
                 if (_tls is not null)

@@ -45,11 +45,13 @@ public sealed class ConnectionFloodTests(ITestOutputHelper output)
                 // Each logon while the flood opens connections, some of them admitted (the flood churns) and the rest
                 // refused: the acceptor keeps pace with it (a port busy starting threads for the admitted ones
                 // refused none in the meantime).
+                // The flood is at the per-address limit just before and just after each measured logon: on a busy
+                // machine (other test assemblies beside this one) the lowest-priority flood threads may take a while
+                // to get there, so this waits for it rather than counting a fixed number of connections.
                 flood.WaitForMore(200);
-                long refusedBefore = port.RefusedConnections;
+                WaitForRefusal(port, flood, $"before measured logon {i + 1}");
                 flooded[i] = LogOnAndOff(acceptor).TotalMilliseconds;
-                flood.WaitForMore(50);
-                Assert.True(port.RefusedConnections > refusedBefore, $"no flood connection was refused around measured logon {i + 1}");
+                WaitForRefusal(port, flood, $"after measured logon {i + 1}");
             }
 
             // The flood was still going at the last logon: it was cut short by the test, not exhausted.
@@ -102,6 +104,14 @@ public sealed class ConnectionFloodTests(ITestOutputHelper output)
     /// that never finishes, until disposed. The oldest connections are closed beyond a few dozen held, which frees
     /// the acceptor's slots for new ones: the flood churns, so the acceptor keeps admitting some of it.
     /// </summary>
+    private static void WaitForRefusal(RapidFix.Engine.Transport.FixAcceptor port, Flood flood, string when)
+    {
+        long refused = port.RefusedConnections;
+        SessionHarness.WaitUntil(() => port.RefusedConnections > refused || !flood.Running,
+            $"a flood connection to be refused {when}", 60);
+        Assert.True(port.RefusedConnections > refused, $"no flood connection was refused {when}: the flood ended");
+    }
+
     private sealed class Flood : IDisposable
     {
         private const int Held = 64;

@@ -73,7 +73,7 @@ public sealed class DynamicSessionTests
             text = Encoding.UTF8.GetString(logBytes.ToArray());
         }
 
-        Assert.Matches(@"logon from 127\.0\.0\.1:\d+ refused: .*not a customer", text);
+        Assert.Matches(@"peer 127\.0\.0\.1:\d+: logon refused: .*not a customer", text);
     }
 
     [Fact]
