@@ -72,18 +72,35 @@ internal static class Faults
         int port = scenario.StartService(log);
         using var persister = new Persistence.Persister(Options(scenario, rig.Writers, log, batch: 100));
         persister.Start();
-        var drive = Task.Run(() => scenario.Drive(port, log));
+        // Paced so that the set takes about four outages to send: the service keeps journalling while PostgreSQL is down
+        // whatever the machine's speed (unpaced, a fast machine sent the whole set before the stop and the persister
+        // had nothing to write during the outage).
+        int pace = Math.Max(7, (int)(scenario.Messages / (4 * outage.TotalSeconds)));
+        var drive = Task.Run(() => scenario.Drive(port, log, pace));
         // Stop it while rows flow: a quarter of the set's inputs written, the driver still sending.
         Wait(() => Interlocked.Read(ref persister.Counters[0].Records) >= scenario.Messages / 4, "a quarter of the inputs written", 300);
-        log.WriteLine($"fault: stopping PostgreSQL for {outage.TotalSeconds:F0} s after {persister.Counters[0].Records} records");
+        log.WriteLine($"fault: stopping PostgreSQL for {outage.TotalSeconds:F0} s after {persister.Counters[0].Records} records ({pace} messages/s offered)");
+        bool sendingAtStop = !drive.IsCompleted;
         rig.Clusters[0].Stop();
         Thread.Sleep(outage);
+        // The outage lasts until the persister has met it (a failed attempt), at most a minute more.
+        var longest = DateTime.UtcNow.AddSeconds(60);
+        while (Interlocked.Read(ref persister.Counters[0].Failures) == 0 && DateTime.UtcNow < longest)
+        {
+            Thread.Sleep(50);
+        }
+
         rig.Clusters[0].Start();
         log.WriteLine("fault: PostgreSQL started again");
         drive.Wait();
         scenario.StopService();
         persister.Drain();
         var result = Checker.Check(rig.Admins, scenario.DataDirectory, scenario.Expected, scenario.Messages);
+        if (!sendingAtStop)
+        {
+            result.Mismatches.Add("the driver had sent the whole set before PostgreSQL stopped (the fault came too late to test anything)");
+        }
+
         if (persister.Counters[0].Failures == 0)
         {
             result.Mismatches.Add("the persister never saw the outage (no failed attempt)");

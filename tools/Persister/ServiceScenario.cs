@@ -97,11 +97,14 @@ internal sealed class ServiceScenario : IDisposable
         throw new InvalidOperationException($"the matching service did not start (exit {(_service.HasExited ? _service.ExitCode : -1)})");
     }
 
-    /// <summary>Sends the set through the service (<c>TradeDriver verify</c>); the driver itself checks every answer against expected.csv.</summary>
-    public string Drive(int port, TextWriter log)
+    /// <summary>
+    /// Sends the set through the service (<c>TradeDriver verify</c>); the driver itself checks every answer against
+    /// expected.csv. A positive <paramref name="pace"/> caps the messages a second, so a fault meets traffic still flowing.
+    /// </summary>
+    public string Drive(int port, TextWriter log, int pace = 0)
     {
         string last = Run(log, "RapidFix.TradeDriver.dll", Work, "verify", "--input", Path.Combine(Work, "set"), "--host", "127.0.0.1", "--port",
-            port.ToString(CultureInfo.InvariantCulture), "--timeout", "300");
+            port.ToString(CultureInfo.InvariantCulture), "--timeout", "300", "--pace", pace.ToString(CultureInfo.InvariantCulture));
         return last;
     }
 

@@ -73,15 +73,21 @@ var port = new Option<int>("--port") { Description = "the running service's port
 var staticData = new Option<DirectoryInfo?>("--static-data") { Description = "static data of the in-process service (default: the demo set)" };
 var timeout = new Option<int>("--timeout") { Description = "seconds to wait for the answers after the last message", DefaultValueFactory = _ => 300 };
 var showRejections = new Option<bool>("--show-rejections") { Description = "print every rejecting ack (with the exception's text) as it arrives" };
+var pace = new Option<int>("--pace") { Description = "send at most this many messages a second (0: as fast as the window allows); fault runs use it to keep traffic flowing through a fault" };
 var verify = new Command("verify", "send a set through FIX sessions to the matching service and check every trade's acks, CLS and exceptions")
 {
-    input, vTrades, seed, host, port, staticData, timeout, showRejections,
+    input, vTrades, seed, host, port, staticData, timeout, showRejections, pace,
 };
 verify.Validators.Add(r =>
 {
     if (Given(r, vTrades) < 1)
     {
         r.AddError("--trades must be positive");
+    }
+
+    if (Given(r, pace) < 0)
+    {
+        r.AddError("--pace must be 0 or positive");
     }
 
     if (Given(r, port) is < 0 or > 65535)
@@ -99,6 +105,7 @@ verify.SetAction(parse => Guarded(() => Verifier.Run(new VerifyOptions
     StaticData = parse.GetValue(staticData)?.FullName ?? new VerifyOptions().StaticData,
     Timeout = TimeSpan.FromSeconds(parse.GetValue(timeout)),
     ShowRejections = parse.GetValue(showRejections),
+    Pace = parse.GetValue(pace),
 }, Console.Out)));
 
 var rate = new Option<int>("--rate") { Description = "messages per second offered (open loop)", DefaultValueFactory = _ => 10_000 };

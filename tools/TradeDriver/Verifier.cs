@@ -29,6 +29,9 @@ internal sealed record VerifyOptions
     /// <summary>Messages sent and not yet acknowledged at most.</summary>
     public int Window { get; init; } = 4_000;
 
+    /// <summary>Messages a second at most; 0: as fast as the window allows.</summary>
+    public int Pace { get; init; }
+
     /// <summary>Print every rejecting ack as it arrives.</summary>
     public bool ShowRejections { get; init; }
 
@@ -62,7 +65,7 @@ internal static class Verifier
         }
 
         var clock = Stopwatch.StartNew();
-        long ackable = Send(set, participants, collector, o.Window);
+        long ackable = Send(set, participants, collector, o.Window, o.Pace);
         long expectedAcks = expected.Sum(e => (long)e.Acks);
         long expectedCls = expected.Sum(e => (long)e.Cls);
         WaitForAnswers(collector, expectedAcks, expectedCls, o.Timeout);
@@ -185,14 +188,32 @@ internal static class Verifier
     public static List<(string Sender, byte[] MsgType, byte[] Body)> Encode(List<TradeMessages.Message> messages) =>
         messages.Select(m => (m.Sender, Encoding.ASCII.GetBytes(m.MsgType), Encoding.ASCII.GetBytes(m.Body))).ToList();
 
-    /// <summary>Sends every message on its sender's session, keeping at most <paramref name="window"/> unacknowledged; returns the acknowledgeable count.</summary>
-    public static long Send(List<(string Sender, byte[] MsgType, byte[] Body)> set, Participants participants, AnswerCollector collector, int window)
+    /// <summary>
+    /// Sends every message on its sender's session, keeping at most <paramref name="window"/> unacknowledged and, when
+    /// <paramref name="pace"/> is positive, at most that many a second; returns the acknowledgeable count.
+    /// </summary>
+    public static long Send(List<(string Sender, byte[] MsgType, byte[] Body)> set, Participants participants, AnswerCollector collector, int window, int pace = 0)
     {
         long ackable = 0;
         int unflushed = 0;
+        long sent = 0;
+        var paced = Stopwatch.StartNew();
         foreach (var (sender, type, body) in set)
         {
             var session = participants[sender];
+            if (pace > 0)
+            {
+                // Paced: each message leaves no earlier than its slot, flushed at once (fault runs need traffic during the fault).
+                participants.FlushAll();
+                unflushed = 0;
+                var due = TimeSpan.FromSeconds((double)sent / pace);
+                while (paced.Elapsed < due)
+                {
+                    Thread.Sleep(1);
+                }
+            }
+
+            sent++;
             if (ackable - collector.Acks > window)
             {
                 participants.FlushAll();
