@@ -18,7 +18,7 @@ public sealed partial class FixSession
     /// <see cref="FixMessage.Error"/> says why). A view that broke a limit is still readable
     /// (<see cref="FixMessage.IsPartial"/>): it gets a Reject with the reason (a Logon before logon disconnects).
     /// </summary>
-    public void OnParseError(FixMessage message)
+    internal void OnParseError(FixMessage message)
     {
         ArgumentNullException.ThrowIfNull(message);
         var error = message.Error;

@@ -13,7 +13,7 @@ public sealed partial class FixSession
     /// (<see cref="FixMessage.Parse(byte[], int, int, Dictionary.DataDictionary?)"/>), then any messages the
     /// gap it closed releases. The view may be reused by the caller once this returns.
     /// </summary>
-    public void OnMessage(FixMessage message)
+    internal void OnMessage(FixMessage message)
     {
         lock (_sync)
         {
@@ -32,7 +32,7 @@ public sealed partial class FixSession
     }
 
     /// <summary>A frame that could not be used (bad CheckSum, garbled): FIX says ignore it; it is logged and counted.</summary>
-    public void OnGarbled(FrameStatus status, int code)
+    internal void OnGarbled(FrameStatus status, int code)
     {
         _log.Write(LogLevel.Warning, status == FrameStatus.BadChecksum ? LogEvent.BadChecksum : LogEvent.GarbledMessage, _logIndex, code);
     }
@@ -41,7 +41,7 @@ public sealed partial class FixSession
     /// A message larger than MaxMessageSize arrived: it cannot be read, and it would come back with every resend, so
     /// the session logs out with the reason and disconnects (the limit is enforced, not silently skipped).
     /// </summary>
-    public void OnMessageTooLarge()
+    internal void OnMessageTooLarge()
     {
         lock (_sync)
         {

@@ -12,7 +12,7 @@ public sealed partial class FixSession
     /// Called by the transport's thread a few times a second (and after every message): sends heartbeats and
     /// TestRequests, enforces the logon, logout and heartbeat timeouts and the session schedule. Allocation-free.
     /// </summary>
-    public void OnTimer()
+    internal void OnTimer()
     {
         lock (_sync)
         {

@@ -172,7 +172,7 @@ public sealed partial class FixSession
     /// Binds an accepted connection (acceptor). Refused when another connection is bound: the caller then closes
     /// the new one (the counterparty is already logged on).
     /// </summary>
-    public bool TryAttach(ISessionTransport transport)
+    internal bool TryAttach(ISessionTransport transport)
     {
         ArgumentNullException.ThrowIfNull(transport);
         lock (_sync)
@@ -193,7 +193,7 @@ public sealed partial class FixSession
     }
 
     /// <summary>An initiator's connection is up: bind it and send our Logon.</summary>
-    public bool OnConnected(ISessionTransport transport)
+    internal bool OnConnected(ISessionTransport transport)
     {
         lock (_sync)
         {
@@ -212,7 +212,7 @@ public sealed partial class FixSession
     }
 
     /// <summary>The transport reports that its connection is closed (by us or by the counterparty).</summary>
-    public void OnDisconnected(ISessionTransport transport, DisconnectReason reason)
+    internal void OnDisconnected(ISessionTransport transport, DisconnectReason reason)
     {
         lock (_sync)
         {

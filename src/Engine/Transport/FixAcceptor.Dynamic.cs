@@ -6,39 +6,19 @@ namespace RapidFix.Engine.Transport;
 /// <summary>Sessions added to and removed from a listening port at run time (acceptor templates, the engine's API).</summary>
 public sealed partial class FixAcceptor
 {
-    private readonly object _sessionsGate = new();
-
     /// <summary>
     /// Asked for a Logon no session of the port matches (the engine's acceptor templates): a session to bind, or
     /// null to refuse the connection as unknown. Runs on the connection's thread, at connection set-up.
     /// </summary>
-    internal Func<FixMessage, FixSession?>? DynamicRoute { get; set; }
+    internal Func<FixMessage, FixSession?>? DynamicRoute
+    {
+        get => _router.Dynamic;
+        set => _router.Dynamic = value;
+    }
 
     /// <summary>Serves <paramref name="session"/> on the port from now on (set-up: copies the table).</summary>
-    internal void AddSession(FixSession session)
-    {
-        ArgumentNullException.ThrowIfNull(session);
-        lock (_sessionsGate)
-        {
-            if (Array.IndexOf(_sessions, session) < 0)
-            {
-                _sessions = [.. _sessions, session];
-            }
-        }
-    }
+    internal void AddSession(FixSession session) => _router.Add(session);
 
     /// <summary>Stops routing Logons to <paramref name="session"/>; false when the port did not serve it.</summary>
-    internal bool RemoveSession(FixSession session)
-    {
-        lock (_sessionsGate)
-        {
-            if (Array.IndexOf(_sessions, session) < 0)
-            {
-                return false;
-            }
-
-            _sessions = Array.FindAll(_sessions, s => !ReferenceEquals(s, session));
-            return true;
-        }
-    }
+    internal bool RemoveSession(FixSession session) => _router.Remove(session);
 }

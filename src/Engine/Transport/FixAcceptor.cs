@@ -2,7 +2,6 @@ using System.Net;
 using System.Net.Sockets;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Diagnostics;
-using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
 
 namespace RapidFix.Engine.Transport;
@@ -24,7 +23,7 @@ namespace RapidFix.Engine.Transport;
 /// </remarks>
 public sealed partial class FixAcceptor : IDisposable
 {
-    private FixSession[] _sessions; // replaced whole when sessions are added or removed at run time
+    private readonly SessionRouter _router;
     private readonly Socket _listener;
     private readonly Thread[] _acceptThreads;
     private readonly ConnectionThreads _threads;
@@ -50,8 +49,8 @@ public sealed partial class FixAcceptor : IDisposable
     public FixAcceptor(IEnumerable<FixSession> sessions, IPEndPoint endpoint, EngineLog? log = null, bool reuseAddress = true, FixAcceptorOptions? options = null,
         IReadOnlyList<FixSessionOptions>? templates = null)
     {
-        _sessions = sessions.ToArray();
-        var served = _sessions.Select(s => s.Options).Concat(templates ?? []).ToArray();
+        _router = new SessionRouter(sessions.ToArray());
+        var served = _router.Sessions.Select(s => s.Options).Concat(templates ?? []).ToArray();
         if (served.Length == 0)
         {
             throw new ArgumentException("An acceptor needs at least one session or template.", nameof(sessions));
@@ -92,12 +91,12 @@ public sealed partial class FixAcceptor : IDisposable
         // Every connection alive at once holds a thread: those awaiting their Logon (MaxPendingLogons), one per
         // session, and a few ending while others start. Parked ahead of need: enough for a flood from one address
         // to take its MaxPendingLogonsPerAddress and still leave one for each session.
-        int spares = _options.SpareConnectionThreads ?? Math.Min(_options.MaxPendingLogonsPerAddress, _options.MaxPendingLogons) + _sessions.Length;
+        int spares = _options.SpareConnectionThreads ?? Math.Min(_options.MaxPendingLogonsPerAddress, _options.MaxPendingLogons) + _router.Sessions.Length;
         ArgumentOutOfRangeException.ThrowIfNegative(spares, nameof(options));
         _listener.Bind(endpoint);
         _listener.Listen(_options.ListenBacklog);
         LocalEndPoint = (IPEndPoint)_listener.LocalEndPoint!;
-        _threads = new ConnectionThreads($"rapidfix-acceptor-{LocalEndPoint.Port}", _options.MaxPendingLogons + _sessions.Length + _options.AcceptThreads, spares);
+        _threads = new ConnectionThreads($"rapidfix-acceptor-{LocalEndPoint.Port}", _options.MaxPendingLogons + _router.Sessions.Length + _options.AcceptThreads, spares);
         // Several threads accept from the one listening socket, so that refusing a flood keeps pace with it and a
         // proper connection queued behind the flood's waits little.
         _acceptThreads = new Thread[_options.AcceptThreads];
@@ -112,7 +111,7 @@ public sealed partial class FixAcceptor : IDisposable
     public IPEndPoint LocalEndPoint { get; }
 
     /// <summary>The sessions this acceptor routes Logons to.</summary>
-    public IReadOnlyList<FixSession> Sessions => _sessions;
+    public IReadOnlyList<FixSession> Sessions => _router.Sessions;
 
     /// <summary>True when the port speaks TLS.</summary>
     public bool IsTls => _tls is not null;
@@ -144,31 +143,8 @@ public sealed partial class FixAcceptor : IDisposable
         }
     }
 
-    /// <summary>Finds the session a Logon is for: its identity seen from our side.</summary>
-    public FixSession? Route(FixMessage logon)
-    {
-        var beginString = logon.BeginString;
-        var sender = logon.GetValue(Tags.TargetCompID);
-        var target = logon.GetValue(Tags.SenderCompID);
-        foreach (var session in _sessions)
-        {
-            var o = session.Options;
-            if (!beginString.SequenceEqual(o.BeginStringBytes) || !sender.SequenceEqual(o.SenderCompId) || !target.SequenceEqual(o.TargetCompId))
-            {
-                continue;
-            }
-
-            if (Matches(o.SenderSubId, logon, Tags.TargetSubID) && Matches(o.SenderLocationId, logon, Tags.TargetLocationID) &&
-                Matches(o.TargetSubId, logon, Tags.SenderSubID) && Matches(o.TargetLocationId, logon, Tags.SenderLocationID))
-            {
-                return session;
-            }
-        }
-
-        return DynamicRoute?.Invoke(logon);
-    }
-
-    private static bool Matches(byte[] ours, FixMessage logon, int tag) => ours.Length == 0 || logon.GetValue(tag).SequenceEqual(ours);
+    /// <summary>Finds the session a Logon is for: its identity seen from our side (<see cref="SessionRouter"/>).</summary>
+    public FixSession? Route(FixMessage logon) => _router.Route(logon);
 
     private void AcceptLoop()
     {
@@ -208,7 +184,7 @@ public sealed partial class FixAcceptor : IDisposable
                 ApplyBufferSizes(socket, _options.SocketSendBufferSize, _options.SocketReceiveBufferSize);
                 try
                 {
-                    connection = FixSocketConnection.Create(_transport, socket, null, Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout,
+                    connection = FixSocketConnection.Create(_transport, socket, null, _router.Route, _maxMessageSize, _outboundBufferBytes, _log, _logonTimeout,
                         _options.LogonBufferBytes, _tls);
                 }
                 catch
@@ -311,7 +287,7 @@ public sealed partial class FixAcceptor : IDisposable
 
         // No accept hands it a connection any more: parked threads end; running ones end with their connection.
         _threads.Dispose();
-        foreach (var session in _sessions)
+        foreach (var session in _router.Sessions)
         {
             session.Logout();
         }

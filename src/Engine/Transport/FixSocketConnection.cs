@@ -1,7 +1,6 @@
 using System.Net.Sockets;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Diagnostics;
-using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
 using RapidFix.Engine.Transport.Tls;
 using RapidFix.Pools.Diagnostics;
@@ -54,7 +53,6 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
 
     private readonly Socket _socket;
     private readonly FixFramer _framer;
-    private readonly Func<FixMessage, FixSession?>? _router;
     private readonly EngineLog _log;
     private readonly object _sendLock = new();
     private readonly ManualResetEventSlim _ended = new(false);
@@ -66,13 +64,12 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     private readonly TimeSpan _logonTimeout;
     private readonly int _maxMessageSize;
     private readonly int _outboundBufferBytes;
-    private FixMessage _view;
+    private readonly SessionReceiver _receiver;
     private byte[] _pending;
     private byte[]? _logonBuffer;
     private int _logonFilled;
     private Action<FixSocketConnection>? _leftPending;
     private int _pendingReported;
-    private FixSession? _session;
     private EngineThreadStats? _recorder;
     private int _pendingLength;
     private bool _loggedOn;
@@ -115,11 +112,6 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         int logonBufferBytes = 0)
     {
         ArgumentNullException.ThrowIfNull(socket);
-        if (session is null && router is null)
-        {
-            throw new ArgumentException("Either a session or a router is needed.");
-        }
-
         _socket = socket;
         // Read once here: Socket.RemoteEndPoint builds a new object on each call.
         try
@@ -135,8 +127,6 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             RemoteEndPoint = null;
         }
 
-        _session = session;
-        _router = router;
         _log = log ?? EngineLog.Null;
         _maxMessageSize = maxMessageSize;
         _outboundBufferBytes = outboundBufferBytes;
@@ -149,17 +139,18 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
 
         // What may wait unframed before the connection gives up on it: a whole message plus a read's worth.
         ReceiveLimit = maxMessageSize * 2 + 4096;
+
+        // Parsing, the dictionary and the routing of a first Logon are the session layer's: this class only frames.
+        int logonLimit = Math.Min(logonBufferBytes > 0 ? logonBufferBytes : DefaultLogonBufferBytes, ReceiveLimit);
+        _receiver = new SessionReceiver(session, router, maxMessageSize, logonLimit, _log);
         if (session is null)
         {
             // Before its Logon an acceptor connection only needs to read and route a Logon.
-            int logonBytes = Math.Min(logonBufferBytes > 0 ? logonBufferBytes : DefaultLogonBufferBytes, ReceiveLimit);
-            _logonBuffer = new byte[logonBytes];
-            _view = new FixMessage(new FixMessageOptions { MaxMessageSize = logonBytes });
+            _logonBuffer = new byte[Math.Min(logonBufferBytes > 0 ? logonBufferBytes : DefaultLogonBufferBytes, ReceiveLimit)];
             _pending = [];
         }
         else
         {
-            _view = new FixMessage(session.Options.MessageOptions with { MaxMessageSize = maxMessageSize });
             _pending = GC.AllocateUninitializedArray<byte>(outboundBufferBytes + FinalMessageReserve, pinned: true);
         }
 
@@ -203,7 +194,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     public System.Net.EndPoint? RemoteEndPoint { get; }
 
     /// <summary>The session bound to this connection (null until an acceptor connection's Logon is routed).</summary>
-    public FixSession? Session => _session;
+    public FixSession? Session => _receiver.Session;
 
     /// <summary>True once the connection has its session (from the start for an initiator, at its Logon for an acceptor's).</summary>
     public bool IsBound => _logonBuffer is null;
@@ -262,7 +253,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     internal void Start(ConnectionThreads threads)
     {
         BeforeRun();
-        if (_tls is null && _session is null)
+        if (_tls is null && _receiver.Session is null)
         {
             ReceiveOnAccept();
         }
@@ -287,7 +278,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {
             // An application callback that threw on the Logon: the connection's thread logs out and cleans up.
-            _log.WriteFault(_session?.LogIndex ?? -1, ex);
+            _log.WriteFault(_receiver.Session?.LogIndex ?? -1, ex);
             Close(DisconnectReason.EngineFault);
         }
     }
@@ -300,7 +291,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         }
 
         // Over TLS nothing may be sent before the handshake: the connection's thread calls OnConnected after it.
-        if (_tls is null && _session is not null && !_session.OnConnected(this))
+        if (_tls is null && _receiver.Session is not null && !_receiver.Session.OnConnected(this))
         {
             Close(DisconnectReason.AlreadyLoggedOn);
         }
@@ -388,7 +379,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             }
 
             _outboundFull = true;
-            _log.WritePeer(LogLevel.Error, LogEvent.OutboundBufferFull, _session?.LogIndex ?? -1, RemoteEndPoint, _pendingLength);
+            _log.WritePeer(LogLevel.Error, LogEvent.OutboundBufferFull, _receiver.Session?.LogIndex ?? -1, RemoteEndPoint, _pendingLength);
             return false;
         }
 
@@ -591,7 +582,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         catch (Exception ex) when (ex is not OutOfMemoryException)
         {
             // An application callback that threw (or a bug) must not take the whole process down with this thread.
-            _log.WriteFault(_session?.LogIndex ?? -1, ex);
+            _log.WriteFault(_receiver.Session?.LogIndex ?? -1, ex);
             Close(DisconnectReason.EngineFault);
         }
         finally
@@ -600,9 +591,9 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             try
             {
                 // Every connection's end is logged with its address; one that never logged on was refused.
-                bool loggedOn = _loggedOn || _session is { LastConnectionWasLoggedOn: true };
+                bool loggedOn = _loggedOn || _receiver.Session is { LastConnectionWasLoggedOn: true };
                 _log.WritePeer(loggedOn ? LogLevel.Info : LogLevel.Warning, loggedOn ? LogEvent.ConnectionClosed : LogEvent.ClosedBeforeLogon,
-                    _session?.LogIndex ?? -1, RemoteEndPoint, (long)_reason);
+                    _receiver.Session?.LogIndex ?? -1, RemoteEndPoint, (long)_reason);
                 LeavePending();
                 if (_tls is not null)
                 {
@@ -614,11 +605,11 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
                 }
 
                 OnClosed();
-                _session?.OnDisconnected(this, _reason);
+                _receiver.Session?.OnDisconnected(this, _reason);
             }
             catch (Exception ex) when (ex is not OutOfMemoryException)
             {
-                _log.WriteFault(_session?.LogIndex ?? -1, ex);
+                _log.WriteFault(_receiver.Session?.LogIndex ?? -1, ex);
             }
 
             _socket.Dispose();
@@ -649,7 +640,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
 
         if (left > 0)
         {
-            _log.WritePeer(LogLevel.Warning, LogEvent.UnsentAtClose, _session?.LogIndex ?? -1, RemoteEndPoint, left, _finalLogoutQueued ? 1 : 0);
+            _log.WritePeer(LogLevel.Warning, LogEvent.UnsentAtClose, _receiver.Session?.LogIndex ?? -1, RemoteEndPoint, left, _finalLogoutQueued ? 1 : 0);
         }
 
         Close(reason);
@@ -669,8 +660,6 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// </summary>
     private void Bind()
     {
-        // Sized to the routed session's limits (MaxFieldsPerMessage, MaxGroupEntries): connection set-up.
-        _view = new FixMessage(_session!.Options.MessageOptions with { MaxMessageSize = _maxMessageSize });
         lock (_sendLock)
         {
             _pending = GC.AllocateUninitializedArray<byte>(_outboundBufferBytes + FinalMessageReserve, pinned: true);
@@ -709,7 +698,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             return false;
         }
 
-        if (_session is not null)
+        if (_receiver.Session is not null)
         {
             // Bound: what followed the Logon moves to the session's buffers.
             _logonBuffer = null;
@@ -731,7 +720,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// </summary>
     private protected void FrameAndDeliver(byte[] buffer, ref int filled)
     {
-        bool unbound = _session is null;
+        bool unbound = _receiver.Session is null;
         int offset = 0;
         while (offset < filled && !_closed)
         {
@@ -759,7 +748,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             }
 
             offset += frame.Consumed;
-            if (unbound && _session is not null)
+            if (unbound && _receiver.Session is not null)
             {
                 break;
             }
@@ -782,9 +771,9 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         }
 
         _lastTimer = now;
-        if (_session is not null)
+        if (_receiver.Session is not null)
         {
-            _session.OnTimer();
+            _receiver.Session.OnTimer();
         }
         else if (now >= _logonDeadline)
         {
@@ -802,12 +791,12 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         string? refusal = _tls!.Handshake();
         if (refusal is not null)
         {
-            _log.WriteRefusal(LogLevel.Warning, LogEvent.TlsHandshakeFailed, _session?.LogIndex ?? -1, RemoteEndPoint, refusal);
+            _log.WriteRefusal(LogLevel.Warning, LogEvent.TlsHandshakeFailed, _receiver.Session?.LogIndex ?? -1, RemoteEndPoint, refusal);
             Close(DisconnectReason.TlsHandshakeFailed);
             return false;
         }
 
-        if (_session is not null && !_session.OnConnected(this))
+        if (_receiver.Session is not null && !_receiver.Session.OnConnected(this))
         {
             Close(DisconnectReason.AlreadyLoggedOn);
             return false;
@@ -883,7 +872,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         catch (IOException e)
         {
             // A record TLS refuses (corrupt, forged, truncated): the connection cannot be trusted any further.
-            _log.WriteRefusal(LogLevel.Error, LogEvent.TlsError, _session?.LogIndex ?? -1, RemoteEndPoint, e.Message);
+            _log.WriteRefusal(LogLevel.Error, LogEvent.TlsError, _receiver.Session?.LogIndex ?? -1, RemoteEndPoint, e.Message);
             Close(DisconnectReason.TlsError);
             return -1;
         }
@@ -901,73 +890,47 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// <summary>A frame that is not a complete message: garbage before a logon closes, after it the session decides.</summary>
     private protected void Reject(in FrameResult frame)
     {
-        if (_session is null || !_session.IsLoggedOn && _router is not null)
+        if (!_receiver.OnBadFrame(frame))
         {
             // Garbage before a logon: nothing to talk to.
             Close(DisconnectReason.GarbledBeforeLogon);
-        }
-        else if (frame.Error == FrameError.MessageTooLarge)
-        {
-            _session.OnMessageTooLarge();
-        }
-        else
-        {
-            _session.OnGarbled(frame.Status, (int)frame.Error);
         }
     }
 
     /// <summary>Closes a connection whose unframed bytes reached <see cref="ReceiveLimit"/>.</summary>
     private protected void CloseTooLarge(long buffered)
     {
-        _log.WritePeer(LogLevel.Error, LogEvent.MessageTooLarge, _session?.LogIndex ?? -1, RemoteEndPoint, buffered);
+        _log.WritePeer(LogLevel.Error, LogEvent.MessageTooLarge, _receiver.Session?.LogIndex ?? -1, RemoteEndPoint, buffered);
         Close(DisconnectReason.MessageTooLarge);
     }
 
-    /// <summary>Parses a framed message held in <paramref name="buffer"/> and hands it to its session (routing a first Logon).</summary>
+    /// <summary>
+    /// Hands a framed message held in <paramref name="buffer"/> to the session layer: an unbound connection's first
+    /// one is routed there first (refused: the connection closes with the reason; routed: the full-size buffers are
+    /// made before the Logon is processed, so its answer goes out through them).
+    /// </summary>
     private protected void Deliver(byte[] buffer, int start, int length)
     {
-        var session = _session;
-        if (session is null)
+        if (_receiver.Session is null)
         {
-            // An acceptor's first message: it must be a Logon for a session we know and that is free.
-            if (_view.Parse(buffer, start, length) != FixParseError.None || !Is(_view.MsgType, (byte)'A'))
+            var refusal = _receiver.Route(this, buffer, start, length);
+            if (refusal != DisconnectReason.None)
             {
-                _log.WritePeer(LogLevel.Warning, LogEvent.NotLogonFirst, -1, RemoteEndPoint, _view.TryGetInt(Tags.MsgSeqNum, out int s) ? s : 0);
-                Close(DisconnectReason.NotLogonFirst);
+                Close(refusal);
                 return;
             }
 
-            session = _router!(_view);
-            if (session is null)
-            {
-                _log.WritePeer(LogLevel.Warning, LogEvent.UnknownSession, -1, RemoteEndPoint);
-                Close(DisconnectReason.UnknownSession);
-                return;
-            }
-
-            if (!session.TryAttach(this))
-            {
-                _log.WritePeer(LogLevel.Warning, LogEvent.AlreadyLoggedOn, session.LogIndex, RemoteEndPoint);
-                Close(DisconnectReason.AlreadyLoggedOn);
-                return;
-            }
-
-            _session = session;
             Bind();
         }
 
-        var dictionary = session.Options.DictionaryFor(FixMessage.PeekMsgType(new ReadOnlySpan<byte>(buffer, start, length)));
-        var error = _view.Parse(buffer, start, length, dictionary);
-        if (error != FixParseError.None)
+        if (!_receiver.Deliver(buffer, start, length))
         {
-            session.OnParseError(_view); // garbled: ignored; a broken limit: rejected (FixSession.ParseErrors)
             return;
         }
 
-        session.OnMessage(_view);
         if (!_loggedOn)
         {
-            _loggedOn = session.IsLoggedOn;
+            _loggedOn = _receiver.Session!.IsLoggedOn;
         }
         EngineLatency.Stop(LatencyChannel.Receive, _readTimestamp);
     }
