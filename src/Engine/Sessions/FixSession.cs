@@ -104,6 +104,7 @@ public sealed partial class FixSession
             : ReferenceEquals(options.AdminDictionary, options.Dictionary) ? _validator
             : new MessageValidator(options.AdminDictionary, options.Validation);
         _output = new byte[options.MaxMessageSize + 1024];
+        _headerBlocks = new HeaderBlocks(options);
         _deferredWire = options.PersistMessages ? new byte[DeferredWriteBytes] : null;
         var viewOptions = options.MessageOptions with { MaxMessageSize = options.MaxMessageSize + 1024 };
         _replay = new FixMessage(viewOptions);
