@@ -8,6 +8,12 @@ namespace RapidFix.Engine.Time;
 /// day, no allocation, no time-zone work (never DateTime.Now). <see cref="Recalibrate"/> realigns it with the system
 /// clock; the session timer calls it periodically so drift stays far below a millisecond.
 /// </summary>
+/// <remarks>
+/// It is also the clock a session's timers read (<see cref="Sessions.FixSession"/> takes one): a manual clock
+/// (<see cref="Manual"/>) stands still until <see cref="Advance"/> moves it, so heartbeats, TestRequests, logon and
+/// logout timeouts and resend grace periods can be tested in microseconds, without sleeps. One class rather than an
+/// interface: the engine's reads stay a non-virtual call, and a manual clock costs them one predictable branch.
+/// </remarks>
 public sealed class EngineClock
 {
     private static readonly long UnixEpochTicks = DateTime.UnixEpoch.Ticks;
@@ -17,11 +23,41 @@ public sealed class EngineClock
     private long _baseStopwatch;
     private readonly object _gate = new();
     private int _version; // seqlock: odd while Recalibrate is writing the pair
+    private readonly bool _manual;
+    private long _manualNanos;
 
     /// <summary>A clock of its own (tests; a host that drives the cache itself). Most code uses <see cref="Shared"/>.</summary>
     public EngineClock()
     {
         Recalibrate();
+    }
+
+    private EngineClock(long utcNanos)
+    {
+        _manual = true;
+        _manualNanos = utcNanos;
+    }
+
+    /// <summary>
+    /// A clock that reads <paramref name="utcStart"/> until <see cref="Advance"/> moves it (tests, simulations):
+    /// time passes only when the caller says so. <see cref="Recalibrate"/> leaves it alone.
+    /// </summary>
+    public static EngineClock Manual(DateTime utcStart) =>
+        new((utcStart.ToUniversalTime().Ticks - UnixEpochTicks) * 100);
+
+    /// <summary>True for a clock made by <see cref="Manual"/>.</summary>
+    public bool IsManual => _manual;
+
+    /// <summary>Moves a manual clock forward by <paramref name="elapsed"/> (a system clock cannot be moved: an error).</summary>
+    public void Advance(TimeSpan elapsed)
+    {
+        if (!_manual)
+        {
+            throw new InvalidOperationException("Only a manual clock (EngineClock.Manual) can be advanced.");
+        }
+
+        ArgumentOutOfRangeException.ThrowIfLessThan(elapsed, TimeSpan.Zero);
+        Interlocked.Add(ref _manualNanos, elapsed.Ticks * 100);
     }
 
     /// <summary>A process-wide instance for code that has no clock of its own.</summary>
@@ -32,6 +68,11 @@ public sealed class EngineClock
     {
         get
         {
+            if (_manual)
+            {
+                return Volatile.Read(ref _manualNanos);
+            }
+
             long baseNanos, baseStopwatch;
             int version;
             do
@@ -55,6 +96,11 @@ public sealed class EngineClock
     /// <summary>Re-reads the system clock. Allocation-free; safe to call from a timer in the continuous phase.</summary>
     public void Recalibrate()
     {
+        if (_manual)
+        {
+            return;
+        }
+
         long sw = Stopwatch.GetTimestamp();
         long now = (DateTime.UtcNow.Ticks - UnixEpochTicks) * 100;
         lock (_gate)
