@@ -424,7 +424,7 @@ public struct LatencySummaryData
 {
     /// <summary>The latency measured (<see cref="LatencyChannel"/>: receive or send processing).</summary>
     public int Channel;
-    /// <summary>The engine phase the interval belongs to (<see cref="RapidFix.Pools.Phases.EnginePhase"/>).</summary>
+    /// <summary>The engine phase the interval belongs to (RapidFix.Pools.Phases.EnginePhase, as a number).</summary>
     public int Phase;
     /// <summary>The length of the interval summarised.</summary>
     public long IntervalNanoseconds;
