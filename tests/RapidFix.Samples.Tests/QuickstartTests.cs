@@ -32,7 +32,7 @@ public sealed partial class QuickstartTests : IDisposable
         }
 
         string feed = Path.Combine(_directory, "feed");
-        foreach (var project in new[] { "src/Pools/RapidFix.Pools.csproj", "src/Engine/RapidFix.Engine.csproj", "src/Fast/RapidFix.Fast.csproj", "src/Matching/RapidFix.Matching.csproj" })
+        foreach (var project in new[] { "src/Telemetry/RapidFix.Telemetry.csproj", "src/Fields/RapidFix.Fields.csproj", "src/Pools/RapidFix.Pools.csproj", "src/Engine/RapidFix.Engine.csproj", "src/Fast/RapidFix.Fast.csproj", "src/Matching/RapidFix.Matching.csproj" })
         {
             DotNet(Programs.Root, "pack", Path.Combine(Programs.Root, project), "-c", Programs.Configuration, "--no-build", "-o", feed,
                 "-p:MinVerSkip=true", $"-p:PackageVersion={_version}");
