@@ -1,10 +1,6 @@
-using System.Runtime.CompilerServices;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
-using RapidFix.Engine.Store;
-using RapidFix.Engine.Validation;
-using RapidFix.Pools.Diagnostics;
 
 namespace RapidFix.Engine.Sessions;
 
