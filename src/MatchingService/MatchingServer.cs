@@ -154,7 +154,7 @@ public sealed class MatchingServer : IDisposable
                 generations[i] = store.Generation;
                 foreach (var message in store.GetRange(1, 0))
                 {
-                    if (MatchingCore.IsAnswer(FixMessage.PeekMsgType(message.Bytes)))
+                    if (MatchingCore.IsAnswer(FixMessage.PeekMsgType(message.Bytes)) && !ParticipantApplication.IsRefusal(message.Bytes))
                     {
                         stored[i]++;
                     }
