@@ -33,7 +33,8 @@ internal static class Throughput
         var (messages, _) = TradeGenerator.Generate(new GeneratorOptions { Trades = tradesNeeded, Seed = 7 });
         var set = Verifier.Encode(messages);
         messages.Clear();
-        using var target = TargetService.Open(o.Host, o.Port, o.StaticData, set.Count, output);
+        // A measured run: the in-process service warms up before its continuous phase, as the executable does.
+        using var target = TargetService.Open(o.Host, o.Port, o.StaticData, set.Count, output, warmUp: true);
         string host = target.Host;
         int port = target.Port;
         var server = target.Server;
