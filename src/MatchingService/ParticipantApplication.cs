@@ -7,8 +7,8 @@ namespace RapidFix.MatchingService;
 
 /// <summary>
 /// The application behind one participant's session. <see cref="FromApp"/> runs on the connection thread under the
-/// session's lock: it only journals and queues the message (<see cref="InputSequencer"/>); matching and every answer
-/// happen on the matcher thread, which takes one session lock at a time (in <see cref="FixSession.Send"/>) and never
+/// session's lock: it only journals and queues the message (<see cref="InputSequencer"/>), or refuses it on this
+/// same session (back-pressure, stored deferred); matching and every answer happen on the matcher thread, which takes one session lock at a time (in <see cref="FixSession.Send"/>) and never
 /// while holding another. Sending a CLS to another participant straight from here would take that session's lock
 /// while holding this one: two participants clearing trades with each other at the same moment would deadlock.
 /// </summary>
