@@ -11,9 +11,16 @@ set +e
 dotnet test RapidFix.sln -c Release --logger "console;verbosity=normal" "$@" 2>&1 | tee "$log"
 status=${PIPESTATUS[0]}
 set -e
+if [[ $status -eq 0 && "${RAPIDFIX_SKIP_ZERO_GC_SERVICE:-0}" != 1 ]]; then
+    # A short slice of the matching service's zero-GC check (its own process, traced): a service regression turns CI red.
+    set +e
+    bash tools/zero-gc-service.sh 20 2>&1 | tee -a "$log"
+    status=${PIPESTATUS[0]}
+    set -e
+fi
 if [[ $status -ne 0 ]]; then
     echo
     echo "==== tests failed (exit $status): digest of $log ===="
-    grep -n -E -A15 '^\s+Failed [A-Za-z]|\[FAIL\]|Test Run Aborted|aborted|error [A-Z]+[0-9]+|Failed!' "$log" | head -400
+    grep -n -E -A15 '^\s+Failed [A-Za-z]|\[FAIL\]|verdict: FAIL|Test Run Aborted|aborted|error [A-Z]+[0-9]+|Failed!' "$log" | head -400
 fi
 exit $status

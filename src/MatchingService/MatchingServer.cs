@@ -154,7 +154,7 @@ public sealed class MatchingServer : IDisposable
                 generations[i] = store.Generation;
                 foreach (var message in store.GetRange(1, 0))
                 {
-                    if (MatchingCore.IsAnswer(FixMessage.PeekMsgType(message.Bytes)))
+                    if (MatchingCore.IsAnswer(FixMessage.PeekMsgType(message.Bytes)) && !ParticipantApplication.IsRefusal(message.Bytes))
                     {
                         stored[i]++;
                     }
@@ -257,6 +257,10 @@ public sealed class MatchingServer : IDisposable
         // Compiled now, not at its first call at the end of the continuous phase (a first call may load what it needs).
         System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod(
             typeof(MatchingServer).GetMethod(nameof(EndContinuous))!.MethodHandle);
+        // The phase switch reads the calling thread's engine-thread statistics right after it takes the phase's
+        // allocation baseline (and again at its end): a thread's first touch of a thread-static allocates that
+        // thread's statics block (32 bytes), which was the continuous phase's only allocation with no participant.
+        RapidFix.Pools.Diagnostics.EngineThreads.RefreshCurrentThread();
         return _host.EnterContinuous();
     }
 

@@ -134,8 +134,11 @@ internal static class Verifier
         return new CheckResult(clsTrades, totalExceptions, expectedClsTrades, expectedExceptions, mismatches);
     }
 
-    /// <summary>Starts a matching service in this process for the demo participants, sized for <paramref name="messages"/>.</summary>
-    public static MatchingServer StartService(string work, string staticData, int messages, string serviceCompId, TextWriter output)
+    /// <summary>
+    /// Starts a matching service in this process for the demo participants, sized for <paramref name="messages"/>;
+    /// <paramref name="warmUp"/> runs the service's warm-up before the continuous phase (a measured run).
+    /// </summary>
+    public static MatchingServer StartService(string work, string staticData, int messages, string serviceCompId, TextWriter output, bool warmUp = false)
     {
         Directory.CreateDirectory(work);
         string config = Path.Combine(work, "service.cfg");
@@ -147,7 +150,7 @@ internal static class Verifier
             Port = Participants.FreePort(),
             DataDirectory = Path.Combine(work, "data"),
             BusinessDate = 20261123,
-            WarmUp = false,
+            WarmUp = warmUp,
             LogPath = Path.Combine(work, "engine.log"),
             MaxInputs = messages + 16,
             InputJournalBytes = (int)Math.Min(int.MaxValue - 1, (messages * 700L) + (1 << 20)),
@@ -313,7 +316,7 @@ internal sealed class TargetService : IDisposable
     /// <summary>The in-process service, or null for a running one.</summary>
     public MatchingServer? Server => _server;
 
-    public static TargetService Open(string? host, int port, string staticData, int messages, TextWriter output)
+    public static TargetService Open(string? host, int port, string staticData, int messages, TextWriter output, bool warmUp = false)
     {
         if (host is not null)
         {
@@ -321,7 +324,7 @@ internal sealed class TargetService : IDisposable
         }
 
         string work = Path.Combine(Path.GetTempPath(), "rapidfix-driver-" + Guid.NewGuid().ToString("N"));
-        var server = Verifier.StartService(work, staticData, messages, "MATCH", output);
+        var server = Verifier.StartService(work, staticData, messages, "MATCH", output, warmUp);
         return new TargetService("127.0.0.1", server.Port, server, work);
     }
 
