@@ -34,7 +34,7 @@ public sealed class PartitionOwnershipTests : IDisposable
         Assert.Contains("|380=6|", answer, StringComparison.Ordinal);
         Assert.Equal(1, wrong.RefusedForPartition);
         Assert.Equal(0, wrong.Counters.InputsMatched);
-        Assert.Equal(1, wrong.Counters.JournalledInputs); // record 1, the business date: the NOE was not journalled
+        Assert.Equal(0, wrong.Counters.JournalledInputs); // the NOE was not journalled
     }
 
     [Fact]
