@@ -2,6 +2,7 @@ using System.CommandLine;
 using System.Diagnostics;
 using System.Net.Sockets;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Store;
 using RapidFix.Gateway;
@@ -112,17 +113,15 @@ namespace RapidFix.Gateway
             Console.WriteLine($"ready: port {gateway.Port}. Ctrl+C stops.");
             Console.Out.Flush();
             // A flag and a sleep, not an event (the service's reason: a first wait on an event allocates its lock).
+            // Ctrl+C and SIGTERM both stop it; the registrations' handlers cancel the default termination.
             var stop = new StrongBox<bool>();
-            Console.CancelKeyPress += (_, e) =>
+            Action<PosixSignalContext> stopping = context =>
             {
-                e.Cancel = true;
+                context.Cancel = true;
                 Volatile.Write(ref stop.Value, true);
             };
-            using var sigterm = System.Runtime.InteropServices.PosixSignalRegistration.Create(System.Runtime.InteropServices.PosixSignal.SIGTERM, c =>
-            {
-                c.Cancel = true;
-                Volatile.Write(ref stop.Value, true);
-            });
+            using var interrupt = PosixSignalRegistration.Create(PosixSignal.SIGINT, stopping);
+            using var terminate = PosixSignalRegistration.Create(PosixSignal.SIGTERM, stopping);
             long end = seconds > 0 ? Stopwatch.GetTimestamp() + (seconds * Stopwatch.Frequency) : long.MaxValue;
             gateway.EnterContinuous();
             while (!Volatile.Read(ref stop.Value) && Stopwatch.GetTimestamp() < end)
