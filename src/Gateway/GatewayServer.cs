@@ -158,6 +158,26 @@ public sealed class GatewayServer : IDisposable
         return server;
     }
 
+    /// <summary>
+    /// Waits up to <paramref name="timeout"/> for every session to every service to log on (startup: connecting
+    /// allocates, as the engine's connection set-up does; a measured run connects first). False when one did not.
+    /// </summary>
+    public bool WaitForServices(TimeSpan timeout)
+    {
+        var deadline = System.Diagnostics.Stopwatch.StartNew();
+        while (deadline.Elapsed < timeout)
+        {
+            if (_serviceSessions.All(sessions => sessions.All(s => s.IsLoggedOn)))
+            {
+                return true;
+            }
+
+            Thread.Sleep(20);
+        }
+
+        return false;
+    }
+
     /// <summary>Ends startup: the continuous phase begins (nothing allocates from here on).</summary>
     public bool EnterContinuous() => _host.EnterContinuous();
 

@@ -35,10 +35,14 @@ var hold = new Option<int>("--hold")
     DefaultValueFactory = _ => 100_000,
 };
 var seconds = new Option<int>("--seconds") { Description = "stop after this many seconds (0: run until Ctrl+C or SIGTERM)" };
+var waitServices = new Option<int>("--wait-for-services")
+{
+    Description = "seconds to wait at startup for every service to be connected before the continuous phase (connecting allocates)",
+};
 var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
 var root = new RootCommand("RapidFix gateway: the participants' FIX acceptor in front of N matching services, each owning a set of partitions.")
 {
-    participants, services, partitions, port, dataDir, compId, hold, seconds, log,
+    participants, services, partitions, port, dataDir, compId, hold, seconds, waitServices, log,
 };
 root.Validators.Add(result =>
 {
@@ -63,7 +67,7 @@ root.SetAction(parse =>
         HoldPerParticipant = parse.GetValue(hold),
         LogPath = parse.GetValue(log)?.FullName,
     };
-    return GatewayRun.Execute(options, parse.GetValue(seconds));
+    return GatewayRun.Execute(options, parse.GetValue(seconds), parse.GetValue(waitServices));
 });
 return root.Parse(args).Invoke();
 
@@ -97,7 +101,7 @@ namespace RapidFix.Gateway
     /// <summary>One run of the gateway from the command line.</summary>
     internal static class GatewayRun
     {
-        public static int Execute(GatewayOptions options, int seconds)
+        public static int Execute(GatewayOptions options, int seconds, int waitForServices)
         {
             GatewayServer gateway;
             try
@@ -108,6 +112,11 @@ namespace RapidFix.Gateway
             {
                 Console.Error.WriteLine($"gateway: cannot start: {ex.Message}");
                 return 2;
+            }
+
+            if (waitForServices > 0 && !gateway.WaitForServices(TimeSpan.FromSeconds(waitForServices)))
+            {
+                Console.WriteLine("gateway: not every service is connected; continuing (connecting to it allocates in the continuous phase)");
             }
 
             Console.WriteLine($"ready: port {gateway.Port}. Ctrl+C stops.");
