@@ -18,7 +18,7 @@ namespace RapidFix.MatchingService;
 /// started and, optionally, the warm-up (synthetic trades through a scratch matcher); <see cref="EnterContinuous"/>
 /// then starts the continuous phase.
 /// </summary>
-public sealed class MatchingServer : IDisposable
+public sealed partial class MatchingServer : IDisposable
 {
     /// <summary>The input journal's file name in the data directory.</summary>
     public const string InputJournalFileName = "matching-input.journal";
@@ -124,6 +124,7 @@ public sealed class MatchingServer : IDisposable
         }
 
         var participants = CheckParticipants(settings);
+        var ownership = PartitionOwnership.From(options);
         var reference = MatchingCore.LoadStaticData(options.StaticDataPath);
         string dataDirectory = options.DataDirectory ?? settings.Sessions[0].GetString(SettingKeys.FileStorePath);
         Directory.CreateDirectory(dataDirectory);
@@ -197,7 +198,7 @@ public sealed class MatchingServer : IDisposable
             {
                 int index = i;
                 applications[i] = new ParticipantApplication(i, sequencer, dispatcher,
-                    p => sequencer.HighestJournalled(p, generations[p]) == 0 && dispatcher.ProducedFor(p) == 0 && stored[p] == 0);
+                    p => sequencer.HighestJournalled(p, generations[p]) == 0 && dispatcher.ProducedFor(p) == 0 && stored[p] == 0, ownership);
             }
 
             if (options.LogPath is not null)
@@ -235,7 +236,7 @@ public sealed class MatchingServer : IDisposable
             output.WriteLine(
                 $"matching service: {participants.Length} participants on port {(host.Engine.Acceptors.Count > 0 ? host.Engine.Acceptors[0].LocalEndPoint.Port : 0)}; " +
                 $"journal: {replay.Inputs} inputs replayed ({replay.AnswersSuppressed} answers already delivered, {replay.AnswersToSend} to send)");
-            return new MatchingServer(host, log, logStream, journal, thread, dispatcher, sequencer, applications, replay, core);
+            return new MatchingServer(host, log, logStream, journal, thread, dispatcher, sequencer, applications, replay, core) { _ownership = ownership };
         }
         catch
         {

@@ -19,14 +19,18 @@ internal sealed class ParticipantApplication : FixApplicationBase
     private readonly OutputDispatcher _dispatcher;
     private readonly Func<int, bool> _isFresh;
     private readonly byte[] _refusal = new byte[256]; // the refusal's body, written on the connection thread under the session lock
+    private readonly PartitionOwnership? _ownership;
     private long _refusedBusy;
 
     /// <param name="index">The participant's index.</param>
     /// <param name="sequencer">Where inputs go.</param>
     /// <param name="dispatcher">Told when the participant logs on.</param>
     /// <param name="isFresh">Whether nothing was ever exchanged with the participant (a sequence reset is harmless then).</param>
-    public ParticipantApplication(int index, InputSequencer sequencer, OutputDispatcher dispatcher, Func<int, bool> isFresh)
+    /// <param name="ownership">The partitions this instance owns (null: every one).</param>
+    public ParticipantApplication(int index, InputSequencer sequencer, OutputDispatcher dispatcher, Func<int, bool> isFresh,
+        PartitionOwnership? ownership = null)
     {
+        _ownership = ownership;
         _index = index;
         _sequencer = sequencer;
         _dispatcher = dispatcher;
@@ -58,6 +62,12 @@ internal sealed class ParticipantApplication : FixApplicationBase
         if (MessageReader.KindOf(message.MsgType) == MessageKind.None)
         {
             return MessageDisposition.UnsupportedMessageType;
+        }
+
+        if (_ownership is not null && !_ownership.Owns(message))
+        {
+            // Another instance owns the trade (docs/scale-out.md): refused before the journal, nothing taken.
+            return MessageDisposition.BusinessReject(PartitionOwnership.RefusedReason);
         }
 
         message.TryGetInt(Tags.MsgSeqNum, out int seq);

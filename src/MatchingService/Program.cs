@@ -44,10 +44,16 @@ var maxInputs = new Option<int>("--max-inputs")
     Description = "inputs the day's input journal holds (a full journal refuses further inputs, counted)",
     DefaultValueFactory = _ => 4_000_000,
 };
+var partitions = new Option<int>("--partitions")
+{
+    Description = "partitions the trades are split into across matching services (docs/scale-out.md)",
+    DefaultValueFactory = _ => 1,
+};
+var own = new Option<string?>("--own") { Description = "the partitions this instance owns, comma-separated (default: every one)" };
 
 var root = new RootCommand("RapidFix matching service: post-trade matching (NOE, ALC, NPR, SET -> CLS) behind one FIX session per participant.")
 {
-    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate, waitLogons, rollTime, expiryDays,
+    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate, waitLogons, rollTime, expiryDays, partitions, own,
 };
 root.Validators.Add(result =>
 {
@@ -76,6 +82,16 @@ root.Validators.Add(result =>
         result.AddError("--expiry-days must be at least 1");
     }
 
+    if (Given(result, partitions) < 1)
+    {
+        result.AddError("--partitions must be at least 1");
+    }
+
+    if (result.GetValue(own) is string owned && ParseOwned(owned) is null)
+    {
+        result.AddError("--own must list partition numbers, comma-separated");
+    }
+
     if (result.GetValue(rollTime) is string roll && ParseRollTime(roll) is null)
     {
         result.AddError("--roll-time must be a time of day HH:MM or HH:MM:SS (UTC)");
@@ -96,6 +112,8 @@ root.SetAction(parse =>
         WaitForLogons = TimeSpan.FromSeconds(parse.GetValue(waitLogons)),
         RollTime = parse.GetValue(rollTime) is string roll ? ParseRollTime(roll) : null,
         ExpiryBusinessDays = parse.GetValue(expiryDays),
+        Partitions = parse.GetValue(partitions),
+        OwnedPartitions = parse.GetValue(own) is string owned ? ParseOwned(owned) : null,
     };
     return ServiceRun.Execute(options, parse.GetValue(seconds));
 });
@@ -110,6 +128,21 @@ static TimeSpan? ParseRollTime(string text) =>
     TimeSpan.TryParseExact(text, ["hh\\:mm", "hh\\:mm\\:ss"], System.Globalization.CultureInfo.InvariantCulture, out var time) && time < TimeSpan.FromDays(1)
         ? time
         : null;
+
+static int[]? ParseOwned(string text)
+{
+    var parts = text.Split(',', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+    var owned = new int[parts.Length];
+    for (int i = 0; i < parts.Length; i++)
+    {
+        if (!int.TryParse(parts[i], System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out owned[i]))
+        {
+            return null;
+        }
+    }
+
+    return parts.Length > 0 ? owned : null;
+}
 
 namespace RapidFix.MatchingService
 {

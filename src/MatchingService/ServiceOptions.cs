@@ -4,7 +4,7 @@ using RapidFix.Engine.Configuration;
 namespace RapidFix.MatchingService;
 
 /// <summary>How the matching service runs (its command line; the sessions come from the settings file).</summary>
-public sealed record ServiceOptions
+public sealed partial record ServiceOptions
 {
     /// <summary>The QuickFIX-style settings file: one acceptor [SESSION] per participant.</summary>
     public required string SettingsPath { get; init; }

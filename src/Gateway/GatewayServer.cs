@@ -1,0 +1,425 @@
+using System.Globalization;
+using System.Text;
+using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Diagnostics;
+using RapidFix.Engine.Hosting;
+using RapidFix.Engine.Sessions;
+
+namespace RapidFix.Gateway;
+
+/// <summary>
+/// The gateway of scaled-out matching services (docs/scale-out.md), in the engine host's three phases. Startup
+/// checks that the services own every partition exactly once, writes the sessions' settings (one acceptor session
+/// per participant; one initiator session per participant per service, SenderCompID = the participant, stores in a
+/// folder per service, SendWhileNotLoggedOn=Store so that a service that is down gets what was held for it on the
+/// resend after its logon), starts the engine and the forwarder thread. In the continuous phase nothing allocates:
+/// a participant's message is copied once into the forward ring and sent on by the forwarder thread with its body
+/// unchanged; an answer goes from the service's session to the participant's with its body unchanged.
+/// </summary>
+public sealed class GatewayServer : IDisposable
+{
+    private readonly GatewayOptions _options;
+    private readonly int[] _owner;
+    private readonly ServiceSide[][] _sides;
+    private readonly FixSession[] _participantSessions = [];
+    private readonly FixSession[][] _serviceSessions = [];
+    private readonly EngineHost _host;
+    private readonly EngineLog _log;
+    private readonly Stream? _logStream;
+    private readonly Thread _forwarder;
+    private readonly ManualResetEventSlim _work = new(false);
+    private volatile bool _stopping;
+    private long _forwarded;
+    private long _refusedDown;
+    private long _forwardFailures;
+    private long _answers;
+    private long _answerFailures;
+
+    private GatewayServer(GatewayOptions options, int[] owner, TextWriter output)
+    {
+        _options = options;
+        _owner = owner;
+        Ring = new ForwardRing(options.ForwardRingBytes);
+        int participants = options.Participants.Count;
+        _sides = new ServiceSide[options.Services.Count][];
+        for (int k = 0; k < _sides.Length; k++)
+        {
+            _sides[k] = new ServiceSide[participants];
+            for (int p = 0; p < participants; p++)
+            {
+                _sides[k][p] = new ServiceSide(this, k, p, options.RefSeqNumWindow, MaxMessageSize);
+            }
+        }
+
+        var participantApps = new ParticipantSide[participants];
+        for (int p = 0; p < participants; p++)
+        {
+            participantApps[p] = new ParticipantSide(this, p);
+        }
+
+        var settings = SettingsFile.Parse(Settings(options), "gateway");
+        foreach (var warning in settings.Warnings)
+        {
+            output.WriteLine(warning);
+        }
+
+        if (options.LogPath is not null)
+        {
+            _logStream = new FileStream(options.LogPath, FileMode.Append, FileAccess.Write, FileShare.Read);
+        }
+
+        _log = new EngineLog(_logStream ?? Console.OpenStandardOutput());
+        try
+        {
+            // Sessions in the settings' order: the participants' acceptor sessions, then service by service.
+            _host = EngineHost.Start(settings, s =>
+            {
+                int index = IndexOf(settings, s);
+                return index < participants ? participantApps[index] : _sides[(index - participants) / participants][(index - participants) % participants];
+            }, new EngineHostOptions { Name = "gateway" }, _log);
+        }
+        catch
+        {
+            _log.Dispose();
+            _logStream?.Dispose();
+            throw;
+        }
+
+        _participantSessions = new FixSession[participants];
+        _serviceSessions = new FixSession[_sides.Length][];
+        for (int p = 0; p < participants; p++)
+        {
+            _participantSessions[p] = _host.Sessions[p];
+        }
+
+        for (int k = 0; k < _sides.Length; k++)
+        {
+            _serviceSessions[k] = new FixSession[participants];
+            for (int p = 0; p < participants; p++)
+            {
+                _serviceSessions[k][p] = _host.Sessions[participants + (k * participants) + p];
+            }
+        }
+
+        _forwarder = new Thread(Forward) { IsBackground = true, Name = "gateway forwarder" };
+        _forwarder.Start();
+    }
+
+    /// <summary>MaxMessageSize of every session: the matching service's largest answer fits.</summary>
+    public const int MaxMessageSize = 16 * 1024;
+
+    /// <summary>The engine host (sessions, phases, counters).</summary>
+    public EngineHost Host => _host;
+
+    /// <summary>The participants' acceptor port.</summary>
+    public int Port => _host.Engine.Acceptors.Count > 0 ? _host.Engine.Acceptors[0].LocalEndPoint.Port : 0;
+
+    /// <summary>Partitions in all.</summary>
+    public int Partitions => _owner.Length;
+
+    /// <summary>A snapshot of the gateway's counters.</summary>
+    public GatewayCounters Counters
+    {
+        get
+        {
+            long untranslated = 0;
+            foreach (var sides in _sides)
+            {
+                foreach (var side in sides)
+                {
+                    untranslated += side.Untranslated;
+                }
+            }
+
+            return new GatewayCounters(Interlocked.Read(ref _forwarded), Ring.Refused, Interlocked.Read(ref _refusedDown), Interlocked.Read(ref _forwardFailures),
+                Interlocked.Read(ref _answers), Interlocked.Read(ref _answerFailures), untranslated);
+        }
+    }
+
+    internal ForwardRing Ring { get; }
+
+    /// <summary>The session to service <paramref name="service"/> on behalf of participant <paramref name="participant"/>.</summary>
+    public FixSession ServiceSession(int service, int participant) => _serviceSessions[service][participant];
+
+    /// <summary>Participant <paramref name="participant"/>'s acceptor session.</summary>
+    public FixSession ParticipantSession(int participant) => _participantSessions[participant];
+
+    /// <summary>
+    /// Startup: checks the options (every partition owned by exactly one service; otherwise
+    /// <see cref="ConfigurationException"/>), opens the stores and the acceptor, starts connecting to the services.
+    /// </summary>
+    public static GatewayServer Start(GatewayOptions options, TextWriter? output = null)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        output ??= TextWriter.Null;
+        var owner = PartitionMap(options);
+        var server = new GatewayServer(options, owner, output);
+        output.WriteLine($"gateway: {options.Participants.Count} participants on port {server.Port}, {options.Services.Count} services, {owner.Length} partitions");
+        return server;
+    }
+
+    /// <summary>
+    /// Waits up to <paramref name="timeout"/> for every session to every service to log on (startup: connecting
+    /// allocates, as the engine's connection set-up does; a measured run connects first). False when one did not.
+    /// </summary>
+    public bool WaitForServices(TimeSpan timeout)
+    {
+        var deadline = System.Diagnostics.Stopwatch.StartNew();
+        while (deadline.Elapsed < timeout)
+        {
+            if (_serviceSessions.All(sessions => sessions.All(s => s.IsLoggedOn)))
+            {
+                return true;
+            }
+
+            Thread.Sleep(20);
+        }
+
+        return false;
+    }
+
+    /// <summary>Ends startup: the continuous phase begins (nothing allocates from here on).</summary>
+    public bool EnterContinuous() => _host.EnterContinuous();
+
+    /// <summary>Shutdown: stops the forwarder (after it has sent what the ring holds), logs the sessions out; returns the phase report.</summary>
+    public EngineRunReport Stop()
+    {
+        if (_host.Phases.Phase == RapidFix.Pools.Phases.EnginePhase.Continuous)
+        {
+            _host.Monitor.Flush();
+            _host.Phases.EnterShutdown();
+        }
+
+        _stopping = true;
+        _work.Set();
+        _forwarder.Join();
+        var report = _host.Shutdown();
+        _log.Dispose();
+        _logStream?.Dispose();
+        _work.Dispose();
+        return report;
+    }
+
+    public void Dispose()
+    {
+        if (!_stopping)
+        {
+            Stop();
+        }
+    }
+
+    /// <summary>The service that owns <paramref name="partition"/>.</summary>
+    internal int OwnerOf(int partition) => _owner[partition];
+
+    /// <summary>
+    /// Whether a message for <paramref name="service"/> may be taken: always while the participant's session to it is
+    /// logged on; while it is not, up to <see cref="GatewayOptions.HoldPerParticipant"/> messages (counted refusal after).
+    /// </summary>
+    internal bool MayHold(int service, int participant)
+    {
+        if (_serviceSessions[service][participant].IsLoggedOn || _sides[service][participant].Held < _options.HoldPerParticipant)
+        {
+            return true;
+        }
+
+        Interlocked.Increment(ref _refusedDown);
+        return false;
+    }
+
+    internal void WakeForwarder() => _work.Set();
+
+    /// <summary>An answer of <paramref name="service"/> for <paramref name="participant"/> (its connection thread, under that session's lock).</summary>
+    internal void Answer(int service, int participant, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
+    {
+        // Taking the participant's lock under the service session's is the one lock order of the gateway: the
+        // participant's connection thread never waits for a service session (it only writes into the ring).
+        var result = _participantSessions[participant].Send(msgType, body);
+        if (result is SendResult.Sent or SendResult.Stored or SendResult.TransportFailed)
+        {
+            // TransportFailed: stored, and the participant's resend after its next logon delivers it.
+            Interlocked.Increment(ref _answers);
+        }
+        else
+        {
+            Interlocked.Increment(ref _answerFailures);
+            _log.Write(LogLevel.Error, LogEvent.StoreWriteFailed, _participantSessions[participant].LogIndex, (long)result, service);
+        }
+    }
+
+    // The forwarder thread: the ring's records in order, each sent on the owning service's session for its
+    // participant (stored while that service is down; its logon's resend delivers them).
+    private void Forward()
+    {
+        while (true)
+        {
+            if (Ring.TryPeek(out var record))
+            {
+                var side = _sides[record.Service][record.Participant];
+                var session = _serviceSessions[record.Service][record.Participant];
+                side.PendingParticipantSeq = record.ParticipantSeq;
+                var result = session.Send(record.MsgType, record.Body);
+                switch (result)
+                {
+                    case SendResult.Sent:
+                    case SendResult.TransportFailed: // stored; the service's resend request after the reconnect delivers it
+                        Interlocked.Increment(ref _forwarded);
+                        break;
+                    case SendResult.Stored:
+                        side.NoteHeld();
+                        Interlocked.Increment(ref _forwarded);
+                        break;
+                    default:
+                        // The store refused it (full: sized too small for the day) or it is too large: the participant
+                        // was told Accept already, so this is loud: counted and logged with the session.
+                        Interlocked.Increment(ref _forwardFailures);
+                        _log.Write(LogLevel.Error, LogEvent.StoreWriteFailed, session.LogIndex, (long)result, record.ParticipantSeq);
+                        break;
+                }
+
+                Ring.Release(record.Size);
+                continue;
+            }
+
+            if (_stopping)
+            {
+                return;
+            }
+
+            _work.Reset();
+            if (Ring.Used == 0)
+            {
+                _work.Wait(50);
+            }
+        }
+    }
+
+    // Every partition 0..N-1 owned by exactly one service: a gap would leave trades nowhere, an overlap would split them.
+    private static int[] PartitionMap(GatewayOptions options)
+    {
+        if (options.Participants.Count == 0)
+        {
+            throw new ConfigurationException("the gateway needs at least one participant");
+        }
+
+        if (options.Services.Count == 0)
+        {
+            throw new ConfigurationException("the gateway needs at least one matching service");
+        }
+
+        if (options.Partitions < 1)
+        {
+            throw new ConfigurationException($"Partitions={options.Partitions}: at least one partition is needed");
+        }
+
+        var owner = new int[options.Partitions];
+        Array.Fill(owner, -1);
+        for (int k = 0; k < options.Services.Count; k++)
+        {
+            foreach (int p in options.Services[k].Partitions)
+            {
+                if (p < 0 || p >= owner.Length)
+                {
+                    throw new ConfigurationException($"service {k + 1} ({options.Services[k].Host}:{options.Services[k].Port}) owns partition {p}, outside 0..{owner.Length - 1}");
+                }
+
+                if (owner[p] >= 0)
+                {
+                    throw new ConfigurationException($"partition {p} is owned by services {owner[p] + 1} and {k + 1}: each partition has one owner");
+                }
+
+                owner[p] = k;
+            }
+        }
+
+        int missing = Array.IndexOf(owner, -1);
+        if (missing >= 0)
+        {
+            throw new ConfigurationException($"partition {missing} is owned by no service");
+        }
+
+        return owner;
+    }
+
+    // The sessions of both sides as a QuickFIX-style settings file (startup).
+    private static string Settings(GatewayOptions o)
+    {
+        var text = new StringBuilder();
+        var c = CultureInfo.InvariantCulture;
+        text.AppendLine("[DEFAULT]");
+        text.AppendLine("BeginString=FIX.4.4");
+        text.AppendLine("StartTime=00:00:00");
+        text.AppendLine("EndTime=00:00:00");
+        text.AppendLine("PersistMessages=Y");
+        text.AppendLine("StoreSyncBeforeSend=Y");
+        text.AppendLine("SendWhileNotLoggedOn=Store");
+        text.AppendLine(c, $"StoreFlushPolicy={o.StoreFlushPolicy}");
+        text.AppendLine(c, $"StoreMaxMessages={o.StoreMaxMessages}");
+        text.AppendLine(c, $"StoreMaxBytes={o.StoreMaxBytes}");
+        text.AppendLine(c, $"MaxMessageSize={MaxMessageSize}");
+        text.AppendLine("OutboundQueueDepth=65536");
+        foreach (var participant in o.Participants)
+        {
+            text.AppendLine("[SESSION]");
+            text.AppendLine("ConnectionType=acceptor");
+            if (o.AcceptHost is not null)
+            {
+                text.AppendLine(c, $"SocketAcceptHost={o.AcceptHost}");
+            }
+
+            text.AppendLine(c, $"SocketAcceptPort={o.AcceptPort}");
+            text.AppendLine(c, $"FileStorePath={Path.Combine(o.DataDirectory, "participants")}");
+            text.AppendLine(c, $"SenderCompID={o.CompId}");
+            text.AppendLine(c, $"TargetCompID={participant}");
+        }
+
+        for (int k = 0; k < o.Services.Count; k++)
+        {
+            var service = o.Services[k];
+            foreach (var participant in o.Participants)
+            {
+                text.AppendLine("[SESSION]");
+                text.AppendLine("ConnectionType=initiator");
+                text.AppendLine(c, $"SocketConnectHost={service.Host}");
+                text.AppendLine(c, $"SocketConnectPort={service.Port}");
+                text.AppendLine(c, $"ReconnectInterval={o.ReconnectSeconds}");
+                text.AppendLine(c, $"HeartBtInt={o.HeartBtInt}");
+                text.AppendLine(c, $"FileStorePath={Path.Combine(o.DataDirectory, "service-" + (k + 1).ToString(c))}");
+                text.AppendLine(c, $"SessionQualifier=S{k + 1}");
+                text.AppendLine(c, $"SenderCompID={participant}");
+                text.AppendLine(c, $"TargetCompID={o.CompId}");
+            }
+        }
+
+        return text.ToString();
+    }
+
+    private static int IndexOf(SettingsFile settings, SessionSettings session)
+    {
+        for (int i = 0; i < settings.Sessions.Count; i++)
+        {
+            if (ReferenceEquals(settings.Sessions[i], session))
+            {
+                return i;
+            }
+        }
+
+        throw new InvalidOperationException("unknown session " + session.SessionId);
+    }
+}
+
+/// <summary>The gateway's counters.</summary>
+/// <param name="Forwarded">Participants' messages handed to a service's session (sent, or stored while it was down).</param>
+/// <param name="RefusedRingFull">Refused with BusinessMessageReject 4: the forward ring was full.</param>
+/// <param name="RefusedServiceDown">Refused with BusinessMessageReject 4: the owning service was down and the participant's hold was full.</param>
+/// <param name="ForwardFailures">Taken from a participant but refused by the service session's store (sized too small): logged.</param>
+/// <param name="Answers">Services' answers handed to a participant's session.</param>
+/// <param name="AnswerFailures">Answers a participant's session refused (store full): logged.</param>
+/// <param name="RefSeqNumUntranslated">Answers whose RefSeqNum was older than the gateway's window.</param>
+public readonly record struct GatewayCounters(
+    long Forwarded,
+    long RefusedRingFull,
+    long RefusedServiceDown,
+    long ForwardFailures,
+    long Answers,
+    long AnswerFailures,
+    long RefSeqNumUntranslated);
