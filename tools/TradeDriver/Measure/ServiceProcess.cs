@@ -51,10 +51,11 @@ internal sealed partial class ServiceProcess : IDisposable
     }
 
     /// <summary>
-    /// Starts the service on a free port with stores sized for <paramref name="messages"/> inputs. The service waits
-    /// up to a minute for the participants before its continuous phase (connection set-up allocates).
+    /// Starts the service on a free port with its input journal and stores sized by <paramref name="sizing"/> (checked
+    /// against the machine by the caller). The service waits up to two minutes for the participants before its
+    /// continuous phase (connection set-up allocates).
     /// </summary>
-    public static ServiceProcess Start(string work, long messages, bool trace, string flushPolicy, string staticData)
+    public static ServiceProcess Start(string work, JournalSizing sizing, bool trace, string flushPolicy, string staticData)
     {
         Directory.CreateDirectory(work);
         string service = Path.Combine(AppContext.BaseDirectory, "RapidFix.MatchingService.dll");
@@ -63,14 +64,7 @@ internal sealed partial class ServiceProcess : IDisposable
             throw new FileNotFoundException($"the matching service is not built beside the driver: {service}");
         }
 
-        // The input journal holds 1 GiB by default: about 1.4 million inputs of the generated size. Refuse a run it
-        // cannot hold rather than measure a journal that refuses inputs.
-        const long JournalInputs = 1_400_000;
-        if (messages > JournalInputs)
-        {
-            throw new InvalidDataException($"a run of {messages} messages does not fit the service's input journal ({JournalInputs} inputs): lower --rate or the duration");
-        }
-
+        long messages = sizing.Inputs;
         int port = Participants.FreePort();
         string settings = Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", (int)Math.Min(int.MaxValue, messages + 1000))
             .Replace("StoreFlushPolicy=OsOnly", "StoreFlushPolicy=" + flushPolicy, StringComparison.Ordinal);
@@ -88,6 +82,7 @@ internal sealed partial class ServiceProcess : IDisposable
                      "exec", service, "--config", config, "--static-data", staticData, "--port", port.ToString(CultureInfo.InvariantCulture),
                      "--data-dir", Path.Combine(work, "data"), "--wait-for-participants", "120", "--log", Path.Combine(work, "engine.log"),
                      "--max-inputs", (messages + 1000).ToString(CultureInfo.InvariantCulture),
+                     "--journal-bytes", sizing.JournalBytes.ToString(CultureInfo.InvariantCulture),
                  })
         {
             start.ArgumentList.Add(argument);
