@@ -176,7 +176,7 @@ internal static class MeasuredRun
             Directory.Delete(work, recursive: true);
         }
 
-        string? skipped = PersisterRun.Unavailable(!o.Persist);
+        string? skipped = PersisterRun.Unavailable(!o.Persist, output);
         if (skipped is not null)
         {
             output.WriteLine(PersisterRun.SkipLine(skipped));

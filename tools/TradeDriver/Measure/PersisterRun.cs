@@ -66,13 +66,23 @@ internal sealed class PersisterRun : IDisposable
 
     /// <summary>
     /// Why no persister runs beside the run, or null when one can: <paramref name="disabled"/> (--no-persister), no
-    /// PostgreSQL server binaries, or no persister program to start.
+    /// PostgreSQL server binaries, or no persister program to start. When PostgreSQL is here and the repository's
+    /// persister is not built yet, it is built now (once; startup), so that the main command needs nothing else.
     /// </summary>
-    public static string? Unavailable(bool disabled) =>
-        disabled ? "--no-persister given"
-        : PgCluster.Unavailable() is { } why ? why
-        : FindPersister() is null ? "the persister is not built (dotnet build tools/Persister -c Release)"
-        : null;
+    public static string? Unavailable(bool disabled, TextWriter output)
+    {
+        if (disabled)
+        {
+            return "--no-persister given";
+        }
+
+        if (PgCluster.Unavailable() is { } why)
+        {
+            return why;
+        }
+
+        return FindPersister() is not null ? null : BuildPersister(output);
+    }
 
     /// <summary>The line a run without PostgreSQL prints, once.</summary>
     public static string SkipLine(string why) => $"PostgreSQL persister: not used ({why}); the run goes without persistence";
@@ -245,6 +255,50 @@ internal sealed class PersisterRun : IDisposable
 
                 return null;
             }
+        }
+
+        return null;
+    }
+
+    // Builds tools/Persister beside the driver's own build. Its references (this driver among them) are built
+    // already, and rebuilding them would overwrite the running driver's files: BuildProjectReferences=false.
+    private static string? BuildPersister(TextWriter output)
+    {
+        var framework = new DirectoryInfo(AppContext.BaseDirectory.TrimEnd(Path.DirectorySeparatorChar));
+        string? project = null;
+        for (var dir = framework; dir is not null && project is null; dir = dir.Parent)
+        {
+            if (File.Exists(Path.Combine(dir.FullName, "RapidFix.sln")))
+            {
+                project = Path.Combine(dir.FullName, "tools", "Persister", "RapidFix.Persister.csproj");
+            }
+        }
+
+        if (project is null || !File.Exists(project))
+        {
+            return "no persister program beside the driver and no repository to build it from";
+        }
+
+        output.WriteLine("PostgreSQL persister: building tools/Persister (once)");
+        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[] { "build", project, "-c", framework.Parent?.Name ?? "Release", "-f", framework.Name, "-p:BuildProjectReferences=false", "-v", "q", "-nologo" })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        using var build = Process.Start(start)!;
+        var errors = build.StandardError.ReadToEndAsync();
+        string text = build.StandardOutput.ReadToEnd();
+        build.WaitForExit();
+        if (build.ExitCode != 0 || FindPersister() is null)
+        {
+            string first = (text + errors.Result).Split('\n').FirstOrDefault(l => l.Contains("error", StringComparison.OrdinalIgnoreCase))?.Trim() ?? $"exit {build.ExitCode}";
+            return $"tools/Persister did not build: {first}";
         }
 
         return null;
