@@ -101,7 +101,7 @@ internal sealed class PersisterRun : IDisposable
             cluster.CreateDatabase(Database);
             string password = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(12));
             Schema.Migrate(cluster.ConnectionString(Database), password, password);
-            var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+            var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
             {
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
@@ -195,19 +195,7 @@ internal sealed class PersisterRun : IDisposable
     {
         _stop.Set();
         _poller?.Join();
-        if (!_process.HasExited)
-        {
-            _ = Kill(_process.Id, 15);
-            if (!_process.WaitForExit(timeout))
-            {
-                _process.Kill(entireProcessTree: true);
-                _process.WaitForExit();
-                return -1;
-            }
-        }
-
-        _process.WaitForExit();
-        return _process.ExitCode;
+        return ServiceProcess.Terminate(_process, timeout);
     }
 
     public void Dispose()
@@ -280,7 +268,7 @@ internal sealed class PersisterRun : IDisposable
         }
 
         output.WriteLine("PostgreSQL persister: building tools/Persister (once)");
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+        var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
@@ -314,9 +302,6 @@ internal sealed class PersisterRun : IDisposable
             }
         }
     }
-
-    [System.Runtime.InteropServices.DllImport("libc", EntryPoint = "kill", SetLastError = true)]
-    private static extern int Kill(int pid, int signal);
 }
 
 /// <summary>What the persister did beside a run, for the report.</summary>

@@ -36,7 +36,7 @@ internal static class QuickFixNPeer
 
         string bin = Path.Combine(outputDirectory, "quickfixn");
         Directory.CreateDirectory(bin);
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+        var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,

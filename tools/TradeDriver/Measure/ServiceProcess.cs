@@ -71,7 +71,7 @@ internal sealed partial class ServiceProcess : IDisposable
         string config = Path.Combine(work, "service.cfg");
         File.WriteAllText(config, settings);
         string? tracePath = trace ? Path.Combine(work, "service.nettrace") : null;
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+        var start = new ProcessStartInfo(DotNetHost)
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
@@ -129,21 +129,27 @@ internal sealed partial class ServiceProcess : IDisposable
     public bool HasExited => _process.HasExited;
 
     /// <summary>Stops the service with SIGTERM (its clean stop) and waits for it; returns its exit code (-1 when it had to be killed).</summary>
-    public int Stop(TimeSpan timeout)
+    public int Stop(TimeSpan timeout) => Terminate(_process, timeout);
+
+    /// <summary>The dotnet host that runs this driver (the SDK's when under dotnet run), for the child processes.</summary>
+    public static string DotNetHost => Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet";
+
+    /// <summary>SIGTERM (a child's clean stop), then a kill after <paramref name="timeout"/>; the exit code, -1 when killed.</summary>
+    public static int Terminate(Process process, TimeSpan timeout)
     {
-        if (!_process.HasExited)
+        if (!process.HasExited)
         {
-            _ = Kill(_process.Id, 15);
-            if (!_process.WaitForExit(timeout))
+            _ = Kill(process.Id, 15);
+            if (!process.WaitForExit(timeout))
             {
-                _process.Kill(entireProcessTree: true);
-                _process.WaitForExit();
+                process.Kill(entireProcessTree: true);
+                process.WaitForExit();
                 return -1;
             }
         }
 
-        _process.WaitForExit(); // the output readers finish
-        return _process.ExitCode;
+        process.WaitForExit(); // the output readers finish
+        return process.ExitCode;
     }
 
     /// <summary>
