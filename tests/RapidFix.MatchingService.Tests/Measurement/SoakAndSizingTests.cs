@@ -94,7 +94,18 @@ public sealed class SoakAndSizingTests
     }
 
     [Fact]
-    public void Memory_that_grows_over_the_run_or_a_gc_fails_the_bar()
+    public void Memory_that_grows_as_the_pre_sized_stores_fill_is_flat()
+    {
+        // 1,000 inputs matched a second (Intervals), each committing up to StoreBytesPerInput of journal and stores.
+        long perInterval = 1000 * SoakVerdict.StoreBytesPerInput;
+        var verdict = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: i => (800L << 20) + (i * perInterval)), collections: 0)!;
+
+        Assert.True(verdict.MemoryFlat, verdict.Line);
+        Assert.True(verdict.StoreAllowance >= 40 * perInterval, verdict.Line);
+    }
+
+    [Fact]
+    public void Memory_that_grows_beyond_the_stores_or_a_gc_fails_the_bar()
     {
         var growing = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: i => (800L << 20) + (i * (8L << 20))), collections: 0)!;
         var collected = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: _ => 800L << 20), collections: 1)!;

@@ -176,14 +176,28 @@ internal static class MeasuredRun
             Directory.Delete(work, recursive: true);
         }
 
+        // The persister tails the service's data directory from the start (it waits for the journals to appear). A
+        // cluster that will not start is the same as none: one line, and the run goes on without persistence.
         string? skipped = PersisterRun.Unavailable(!o.Persist, output);
+        PersisterRun? started = null;
+        if (skipped is null)
+        {
+            try
+            {
+                started = PersisterRun.Start(Path.Combine(work, "data"), work, output);
+            }
+            catch (Exception e) when (e is InvalidOperationException or Npgsql.NpgsqlException or IOException or System.ComponentModel.Win32Exception)
+            {
+                skipped = "PostgreSQL did not start: " + e.Message.Split('\n')[0];
+            }
+        }
+
         if (skipped is not null)
         {
             output.WriteLine(PersisterRun.SkipLine(skipped));
         }
 
-        // The persister tails the service's data directory from the start (it waits for the journals to appear).
-        using var persister = skipped is null ? PersisterRun.Start(Path.Combine(work, "data"), work, output) : null;
+        using var persister = started;
         using var service = ServiceProcess.Start(work, journal, o.Trace, o.FlushPolicy, o.StaticData);
         if (!service.WaitListening(TimeSpan.FromSeconds(180)))
         {
@@ -270,6 +284,11 @@ internal static class MeasuredRun
             if (catchUp is null)
             {
                 notes.Add(persisted.Line);
+            }
+
+            if (persisterExit != 0)
+            {
+                notes.Add($"the persister exited with code {persisterExit} (its output: {Path.Combine(work, "persister-output.txt")})");
             }
         }
 
