@@ -50,10 +50,15 @@ var partitions = new Option<int>("--partitions")
     DefaultValueFactory = _ => 1,
 };
 var own = new Option<string?>("--own") { Description = "the partitions this instance owns, comma-separated (default: every one)" };
+var journalBytes = new Option<int>("--journal-bytes")
+{
+    Description = "bytes the day's input journal holds, in memory and on disk (a full journal refuses further inputs, counted)",
+    DefaultValueFactory = _ => 1 << 30,
+};
 
 var root = new RootCommand("RapidFix matching service: post-trade matching (NOE, ALC, NPR, SET -> CLS) behind one FIX session per participant.")
 {
-    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, businessDate, waitLogons, rollTime, expiryDays, partitions, own,
+    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, journalBytes, businessDate, waitLogons, rollTime, expiryDays, partitions, own,
 };
 root.Validators.Add(result =>
 {
@@ -70,6 +75,11 @@ root.Validators.Add(result =>
     if (Given(result, maxInputs) < 0)
     {
         result.AddError("--max-inputs must be positive");
+    }
+
+    if (Given(result, journalBytes) < 1 << 20)
+    {
+        result.AddError("--journal-bytes must be at least 1048576 (1 MiB)");
     }
 
     if (Given(result, businessDate) is int date && date != 0 && !RapidFix.Matching.Codes.IsDate(date))
@@ -108,6 +118,7 @@ root.SetAction(parse =>
         WarmUp = !parse.GetValue(noWarmUp),
         LogPath = parse.GetValue(log)?.FullName,
         MaxInputs = parse.GetValue(maxInputs),
+        InputJournalBytes = parse.GetValue(journalBytes),
         BusinessDate = parse.GetValue(businessDate),
         WaitForLogons = TimeSpan.FromSeconds(parse.GetValue(waitLogons)),
         RollTime = parse.GetValue(rollTime) is string roll ? ParseRollTime(roll) : null,

@@ -21,6 +21,7 @@ public sealed class CommandLineTests : IDisposable
         { "samples/FixReplay", "FixReplay", "--dictionary" },
         { "samples/FastDecode", "FastDecode", "--framing" },
         { "tools/Fuzz", "RapidFix.Fuzz", "--cases" },
+        { "tools/TradeDriver", "RapidFix.TradeDriver", "run" },
     };
 
     [Theory]

@@ -19,13 +19,19 @@ internal static class MeasureCommands
     /// <summary>Adds the subcommands to the driver's root command.</summary>
     public static void Register(RootCommand root)
     {
-        root.Subcommands.Add(RunCommand("run", "the one-minute version of everything: the service with its journal in its own process, the driver, the sink, the report, the zero-GC verdict", 60, 10_000, Kind.Run));
+        root.Subcommands.Add(RunCommand("run", "the one-minute version of everything (the README's main command): the service with its journal in its own process, PostgreSQL and the persister when present, the driver, the sink, the report, the zero-GC verdict", 60, RunDefaultRate, Kind.Run));
         root.Subcommands.Add(RunCommand("table", "the 4-day table (paper 002): count, run time, min, mean, std, median, p90 ... p99.999, max for send, receive and end to end, and the GC count", 60, 10_000, Kind.Table));
         root.Subcommands.Add(RunCommand("oa", "operational analysis (paper 000): every queue sampled at a fixed interval; X, U, S, R = N/X per component; the bottleneck", 30, 10_000, Kind.Oa));
         root.Subcommands.Add(RunCommand("soak", "a long run: interval histograms (.hlog), resident memory, GC counts, sustainability, a live progress line; stops cleanly on Ctrl+C, SIGTERM or the deadline", 600, 2_000, Kind.Soak));
         root.Subcommands.Add(SweepCommand("curve", "sweep the offered rate: p50, p99, p99.99 against achieved throughput (paper 004)", mst: false));
         root.Subcommands.Add(SweepCommand("mst", "search the maximum sustainable throughput (paper 001): the highest offered rate that achieved keeps up with, queues bounded", mst: true));
     }
+
+    /// <summary>
+    /// The main command's default rate: sustainable on a 2-core machine with the service's durable stores (fsync before
+    /// send) and the persister beside it, with room to spare; docs/performance.md has the measured MST.
+    /// </summary>
+    public const int RunDefaultRate = 2_000;
 
     private enum Kind
     {
@@ -59,10 +65,7 @@ internal static class MeasureCommands
         command.SetAction(parse => Guarded(() =>
         {
             var options = common.Options(parse, parse.GetValue(rateOption), parse.GetValue(duration), name, kind == Kind.Soak);
-            if (common.QuickFixN(parse, Console.Out) is { } code)
-            {
-                return code;
-            }
+            common.QuickFixN(parse, options.OutputDirectory, Console.Out);
 
             using var stop = StopSignal.Install();
             var run = MeasuredRun.Execute(options, Console.Out, stop.Requested);
@@ -71,6 +74,7 @@ internal static class MeasureCommands
                 Title = $"RapidFix matching service: {name} at {options.Rate:N0} messages/s",
                 Command = CommandLine(),
                 Run = run,
+                Soak = kind == Kind.Soak,
             };
             report.WriteFiles(options.OutputDirectory);
             if (kind == Kind.Table)
@@ -90,7 +94,8 @@ internal static class MeasureCommands
             }
 
             Console.WriteLine(LastLine(run));
-            return MeasureReport.GcCount(run) == 0 && run.Step.Sustainable(0) ? 0 : 1;
+            bool soakMet = kind != Kind.Soak || SoakVerdict.Of(run.Intervals, MeasureReport.GcCount(run)) is { Met: true };
+            return MeasureReport.GcCount(run) == 0 && run.Step.Sustainable(0) && soakMet ? 0 : 1;
         }));
         return command;
     }
@@ -141,13 +146,9 @@ internal static class MeasureCommands
         });
         command.SetAction(parse => Guarded(() =>
         {
-            if (common.QuickFixN(parse, Console.Out) is { } code)
-            {
-                return code;
-            }
-
             using var stop = StopSignal.Install();
             var baseOptions = common.Options(parse, 1, parse.GetValue(step), name, soak: false);
+            common.QuickFixN(parse, baseOptions.OutputDirectory, Console.Out);
             RunResult? last = null;
             StepResult Step(double rate)
             {
@@ -264,11 +265,17 @@ internal static class MeasureCommands
         private readonly Option<double> _sample = new("--sample-ms") { Description = "milliseconds between queue samples (operational analysis)", DefaultValueFactory = _ => 50 };
         private readonly Option<bool> _noTrace = new("--no-trace") { Description = "do not trace the service (no EventPipe verdict: the GC count comes from the service's own report)" };
         private readonly Option<string> _flush = new("--flush") { Description = "the service's store flush policy: GroupCommit (durable) or OsOnly", DefaultValueFactory = _ => "GroupCommit" };
-        private readonly Option<DirectoryInfo?> _quickfixn = new("--quickfixn") { Description = "a QuickFIX/n build to run side by side (not supported yet: see docs/measurement.md)" };
+        private readonly Option<DirectoryInfo?> _quickfixn = new("--quickfixn") { Description = "a QuickFIX/n source checkout: built here; the side-by-side echo run is not written yet (docs/measurement.md)" };
+        private readonly Option<long> _journalBytes = new("--journal-bytes")
+        {
+            Description = "bytes of the service's input journal (memory and disk); 0: sized from rate × duration, refused at startup when the machine cannot hold it",
+        };
+
+        private readonly Option<bool> _noPersister = new("--no-persister") { Description = "no PostgreSQL persister even when PostgreSQL's server binaries are present" };
 
         public void AddTo(Command command)
         {
-            foreach (var o in new Option[] { _out, _warmUp, _ramp, _interval, _sample, _noTrace, _flush, _quickfixn })
+            foreach (var o in new Option[] { _out, _warmUp, _ramp, _interval, _sample, _noTrace, _flush, _quickfixn, _journalBytes, _noPersister })
             {
                 command.Options.Add(o);
             }
@@ -284,6 +291,11 @@ internal static class MeasureCommands
             if (Given(r, _interval) < 0.1 || Given(r, _sample) < 1)
             {
                 r.AddError("--interval must be at least 0.1 s and --sample-ms at least 1");
+            }
+
+            if (Given(r, _journalBytes) is < 0 or (> 0 and < 1 << 20))
+            {
+                r.AddError("--journal-bytes must be 0 (sized from rate × duration) or at least 1048576 (1 MiB)");
             }
 
             if (r.GetResult(_flush) is { Implicit: false } && r.GetValue(_flush) is not ("GroupCommit" or "OsOnly"))
@@ -306,21 +318,14 @@ internal static class MeasureCommands
             WriteHlog = true,
             Progress = true,
             DrainSeconds = soak ? 120 : 30,
+            JournalBytes = parse.GetValue(_journalBytes),
+            Persist = !parse.GetValue(_noPersister),
         };
 
-        // QuickFIX/n side by side: skipped with one line when not asked for; refused when asked (not built yet).
-        public int? QuickFixN(ParseResult parse, TextWriter output)
-        {
-            if (parse.GetValue(_quickfixn) is not { } path)
-            {
-                output.WriteLine("QuickFIX/n side by side: skipped (no --quickfixn <path to a QuickFIX/n build> given)");
-                return null;
-            }
-
-            Console.Error.WriteLine($"trade driver: --quickfixn {path.FullName}: the QuickFIX/n side-by-side echo run is not implemented yet; " +
-                                    "benchmarks/RapidFix.Benchmarks (-p:QuickFixNAssembly=...) has the in-process round-trip comparison");
-            return 2;
-        }
+        // QuickFIX/n side by side: built from the checkout when asked for; every outcome without a peer is one line
+        // and the run goes on (QuickFixNPeer).
+        public void QuickFixN(ParseResult parse, string outputDirectory, TextWriter output) =>
+            QuickFixNPeer.Prepare(parse.GetValue(_quickfixn)?.FullName, outputDirectory, output, TimeSpan.FromMinutes(10));
     }
 
     /// <summary>Ctrl+C and SIGTERM ask the run to stop; it then finishes cleanly and writes its report.</summary>

@@ -44,6 +44,12 @@ internal sealed record RunOptions
 
     /// <summary>Write every interval's histograms into an .hlog (soak).</summary>
     public bool WriteHlog { get; init; } = true;
+
+    /// <summary>Bytes of the service's input journal; 0: sized from rate × duration (<see cref="JournalSizing"/>).</summary>
+    public long JournalBytes { get; init; }
+
+    /// <summary>Run the PostgreSQL persister beside the service when its binaries are present.</summary>
+    public bool Persist { get; init; } = true;
 }
 
 /// <summary>One interval of the run: throughput and latency over time.</summary>
@@ -105,6 +111,15 @@ internal sealed class RunResult
 
     public required IReadOnlyList<string> Notes { get; init; }
 
+    /// <summary>The input journal and stores the run was sized for.</summary>
+    public JournalSizing Sizing { get; init; }
+
+    /// <summary>The PostgreSQL persister beside the run, or null when none ran (<see cref="PersisterSkipped"/> says why).</summary>
+    public PersisterSummary? Persister { get; init; }
+
+    /// <summary>Why no persister ran, or null when one did.</summary>
+    public string? PersisterSkipped { get; init; }
+
     /// <summary>Sustainable as paper 001 defines it (<see cref="StepResult.Sustainable"/>).</summary>
     public StepResult Step
     {
@@ -150,6 +165,9 @@ internal static class MeasuredRun
         // A provisional schedule sizes the set; the real one starts once everyone is logged on.
         var sizing = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, 0, frequency);
         var participants = TradeGenerator.Participants;
+        // The journal and stores are sized and checked against the machine before anything is generated or started.
+        var journal = JournalSizing.For(sizing.Total, participants.Count, o.JournalBytes);
+        journal.Check(o.OutputDirectory);
         var (messages, intended) = TradeSet.Prepare(sizing.Total, participants);
         output.WriteLine($"measure: {sizing.Total} messages ({messages.Length / 7} trades) at {o.Rate:F0}/s: warm-up {o.WarmUpSeconds} s, ramps {o.RampSeconds} s, steady {o.SteadySeconds} s");
         string work = Path.Combine(o.OutputDirectory, "service");
@@ -158,7 +176,29 @@ internal static class MeasuredRun
             Directory.Delete(work, recursive: true);
         }
 
-        using var service = ServiceProcess.Start(work, sizing.Total, o.Trace, o.FlushPolicy, o.StaticData);
+        // The persister tails the service's data directory from the start (it waits for the journals to appear). A
+        // cluster that will not start is the same as none: one line, and the run goes on without persistence.
+        string? skipped = PersisterRun.Unavailable(!o.Persist, output);
+        PersisterRun? started = null;
+        if (skipped is null)
+        {
+            try
+            {
+                started = PersisterRun.Start(Path.Combine(work, "data"), work, output);
+            }
+            catch (Exception e) when (e is InvalidOperationException or Npgsql.NpgsqlException or IOException or System.ComponentModel.Win32Exception)
+            {
+                skipped = "PostgreSQL did not start: " + e.Message.Split('\n')[0];
+            }
+        }
+
+        if (skipped is not null)
+        {
+            output.WriteLine(PersisterRun.SkipLine(skipped));
+        }
+
+        using var persister = started;
+        using var service = ServiceProcess.Start(work, journal, o.Trace, o.FlushPolicy, o.StaticData);
         if (!service.WaitListening(TimeSpan.FromSeconds(180)))
         {
             throw new InvalidDataException("the matching service did not start: " + string.Join(" | ", service.Lines.TakeLast(5)));
@@ -193,6 +233,8 @@ internal static class MeasuredRun
             notes.Add("the service's stats file never appeared: no queue samples");
         }
 
+        long Journalled() => stats is not null && stats.TryRead(out var now) ? now.Journalled : 0;
+
         var sessions = new FixSession[participants.Count];
         for (int i = 0; i < sessions.Length; i++)
         {
@@ -201,6 +243,7 @@ internal static class MeasuredRun
 
         var schedule = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, Stopwatch.GetTimestamp() + (frequency / 10), frequency);
         sink.Schedule = schedule;
+        persister?.StartPolling(Journalled, () => (Stopwatch.GetTimestamp() - schedule.Start) / (double)frequency, TimeSpan.FromSeconds(o.IntervalSeconds));
         var driver = new OpenLoopDriver(messages, sessions, schedule, intended, latency);
         var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
         var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
@@ -229,6 +272,26 @@ internal static class MeasuredRun
         }
 
         Thread.Sleep(200); // the last samples
+        PersisterSummary? persisted = null;
+        if (persister is not null)
+        {
+            double? catchUp = persister.WaitCaughtUp(Journalled, TimeSpan.FromSeconds(o.DrainSeconds));
+            long final = Journalled();
+            int persisterExit = persister.Stop(TimeSpan.FromSeconds(30));
+            File.WriteAllLines(Path.Combine(work, "persister-output.txt"), persister.Lines);
+            var points = persister.Points;
+            persisted = new PersisterSummary(persister.Describe, points, catchUp, points.Count > 0 ? Math.Max(0, final - points[^1].Persisted) : final, persisterExit);
+            if (catchUp is null)
+            {
+                notes.Add(persisted.Line);
+            }
+
+            if (persisterExit != 0)
+            {
+                notes.Add($"the persister exited with code {persisterExit} (its output: {Path.Combine(work, "persister-output.txt")})");
+            }
+        }
+
         sampler.Stop();
         samplerThread.Join();
         stats?.Dispose();
@@ -295,6 +358,9 @@ internal static class MeasuredRun
             SteadyServiceCollections = steady.Count > 1 ? steady[^1].Gen0Collections - steady[0].Gen0Collections : 0,
             Trace = trace,
             Notes = notes,
+            Sizing = journal,
+            Persister = persisted,
+            PersisterSkipped = skipped,
         };
     }
 

@@ -51,10 +51,11 @@ internal sealed partial class ServiceProcess : IDisposable
     }
 
     /// <summary>
-    /// Starts the service on a free port with stores sized for <paramref name="messages"/> inputs. The service waits
-    /// up to a minute for the participants before its continuous phase (connection set-up allocates).
+    /// Starts the service on a free port with its input journal and stores sized by <paramref name="sizing"/> (checked
+    /// against the machine by the caller). The service waits up to two minutes for the participants before its
+    /// continuous phase (connection set-up allocates).
     /// </summary>
-    public static ServiceProcess Start(string work, long messages, bool trace, string flushPolicy, string staticData)
+    public static ServiceProcess Start(string work, JournalSizing sizing, bool trace, string flushPolicy, string staticData)
     {
         Directory.CreateDirectory(work);
         string service = Path.Combine(AppContext.BaseDirectory, "RapidFix.MatchingService.dll");
@@ -63,21 +64,14 @@ internal sealed partial class ServiceProcess : IDisposable
             throw new FileNotFoundException($"the matching service is not built beside the driver: {service}");
         }
 
-        // The input journal holds 1 GiB by default: about 1.4 million inputs of the generated size. Refuse a run it
-        // cannot hold rather than measure a journal that refuses inputs.
-        const long JournalInputs = 1_400_000;
-        if (messages > JournalInputs)
-        {
-            throw new InvalidDataException($"a run of {messages} messages does not fit the service's input journal ({JournalInputs} inputs): lower --rate or the duration");
-        }
-
+        long messages = sizing.Inputs;
         int port = Participants.FreePort();
         string settings = Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", (int)Math.Min(int.MaxValue, messages + 1000))
             .Replace("StoreFlushPolicy=OsOnly", "StoreFlushPolicy=" + flushPolicy, StringComparison.Ordinal);
         string config = Path.Combine(work, "service.cfg");
         File.WriteAllText(config, settings);
         string? tracePath = trace ? Path.Combine(work, "service.nettrace") : null;
-        var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
+        var start = new ProcessStartInfo(DotNetHost)
         {
             RedirectStandardOutput = true,
             RedirectStandardError = true,
@@ -88,6 +82,7 @@ internal sealed partial class ServiceProcess : IDisposable
                      "exec", service, "--config", config, "--static-data", staticData, "--port", port.ToString(CultureInfo.InvariantCulture),
                      "--data-dir", Path.Combine(work, "data"), "--wait-for-participants", "120", "--log", Path.Combine(work, "engine.log"),
                      "--max-inputs", (messages + 1000).ToString(CultureInfo.InvariantCulture),
+                     "--journal-bytes", sizing.JournalBytes.ToString(CultureInfo.InvariantCulture),
                  })
         {
             start.ArgumentList.Add(argument);
@@ -134,21 +129,27 @@ internal sealed partial class ServiceProcess : IDisposable
     public bool HasExited => _process.HasExited;
 
     /// <summary>Stops the service with SIGTERM (its clean stop) and waits for it; returns its exit code (-1 when it had to be killed).</summary>
-    public int Stop(TimeSpan timeout)
+    public int Stop(TimeSpan timeout) => Terminate(_process, timeout);
+
+    /// <summary>The dotnet host that runs this driver (the SDK's when under dotnet run), for the child processes.</summary>
+    public static string DotNetHost => Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet";
+
+    /// <summary>SIGTERM (a child's clean stop), then a kill after <paramref name="timeout"/>; the exit code, -1 when killed.</summary>
+    public static int Terminate(Process process, TimeSpan timeout)
     {
-        if (!_process.HasExited)
+        if (!process.HasExited)
         {
-            _ = Kill(_process.Id, 15);
-            if (!_process.WaitForExit(timeout))
+            _ = Kill(process.Id, 15);
+            if (!process.WaitForExit(timeout))
             {
-                _process.Kill(entireProcessTree: true);
-                _process.WaitForExit();
+                process.Kill(entireProcessTree: true);
+                process.WaitForExit();
                 return -1;
             }
         }
 
-        _process.WaitForExit(); // the output readers finish
-        return _process.ExitCode;
+        process.WaitForExit(); // the output readers finish
+        return process.ExitCode;
     }
 
     /// <summary>

@@ -31,6 +31,9 @@ internal sealed class MeasureReport
 
     public MstResult? Mst { get; init; }
 
+    /// <summary>A soak: the report judges the soak bar (flat p99.99 and memory, no GC; <see cref="SoakVerdict"/>).</summary>
+    public bool Soak { get; init; }
+
     public List<string> Notes { get; } = [];
 
     /// <summary>The header's lines, name and value.</summary>
@@ -46,7 +49,8 @@ internal sealed class MeasureReport
         };
         if (Run is { } r)
         {
-            h.Add(("store", $"journal session stores and input journal, StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; no PostgreSQL persister"));
+            h.Add(("store", $"journal session stores and input journal ({r.Sizing.JournalBytes / (1 << 20):N0} MiB), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
+                            (r.Persister is { } p ? p.Description : r.PersisterSkipped is { } why ? $"no PostgreSQL persister ({why})" : "no PostgreSQL persister")));
             h.Add(("rates", $"asked {r.Schedule.Rate:N0} messages/s; sent {r.SentPerSecond:N0}/s, achieved (matched) {r.AchievedPerSecond:N0}/s over the steady {r.Schedule.SecondsOf(RunPhase.Steady):F0} s"));
         }
 
@@ -85,6 +89,16 @@ internal sealed class MeasureReport
             t.Append(Inv, $"\nsent {r.Sent:N0}, refused {r.Refused:N0}; acks {r.Acks:N0} of {r.ExpectedAcks:N0} (rejecting {r.Rejected:N0}), CLS {r.Cls:N0}, exceptions {r.Notices:N0}; drained in {r.DrainSeconds:F1} s\n");
             t.Append(Inv, $"queues {(r.Bounded ? "bounded" : "NOT bounded")} (growth {r.GrowthPerSecond:F1} messages/s over the steady part): {(r.Step.Sustainable(0) ? "sustainable" : "UNSUSTAINABLE")} at {r.Schedule.Rate:N0}/s\n");
             t.Append(Inv, $"GC of the service's continuous phase: {GcLine(r)}\n");
+            if (r.Persister is { } persister)
+            {
+                t.Append(persister.Line).Append('\n');
+            }
+
+            if (Soak)
+            {
+                t.Append(SoakVerdict.Of(r.Intervals, GcCount(r))?.Line ?? string.Create(Inv, $"soak bar: not judged (fewer than {SoakVerdict.MinIntervals} steady intervals)")).Append('\n');
+            }
+
             if (r.Analysis is { } oa)
             {
                 t.Append('\n').Append(AnalysisText(oa));
@@ -188,6 +202,18 @@ internal sealed class MeasureReport
                 exceptions = r.Notices,
                 gcCount = GcCount(r),
                 gc = GcLine(r),
+                journalBytes = r.Sizing.JournalBytes,
+                persister = r.Persister is { } p ? new
+                {
+                    description = p.Description,
+                    maxLag = p.MaxLag,
+                    meanLag = p.MeanLag,
+                    catchUpSeconds = p.CatchUpSeconds,
+                    finalLag = p.FinalLag,
+                    lag = p.Points,
+                } : null,
+                persisterSkipped = r.PersisterSkipped,
+                soak = Soak ? SoakVerdict.Of(r.Intervals, GcCount(r)) : null,
                 tables = new[] { RunPhase.Steady, RunPhase.WarmUp, RunPhase.RampUp, RunPhase.RampDown }.ToDictionary(PhaseName, p => r.Rows(p)),
                 intervals = r.Intervals,
                 operationalAnalysis = r.Analysis is null ? null : new

@@ -1,0 +1,140 @@
+using RapidFix.TradeDriver.Measure;
+
+namespace RapidFix.MatchingService.Tests.Measurement;
+
+/// <summary>
+/// The soak's input journal sized from rate × duration and checked against the machine (<see cref="JournalSizing"/>),
+/// and the soak bar's verdict over interval figures (<see cref="SoakVerdict"/>).
+/// </summary>
+public sealed class SoakAndSizingTests
+{
+    private const long GiB = 1L << 30;
+
+    [Fact]
+    public void A_run_that_fits_the_services_default_journal_gets_the_default()
+    {
+        var sizing = JournalSizing.For(100_000, 4, requestedJournalBytes: 0);
+
+        Assert.Equal(GiB, sizing.JournalBytes);
+        Assert.Null(sizing.Refusal(freeDisk: 100 * GiB, availableMemory: 64 * GiB));
+    }
+
+    [Fact]
+    public void An_hours_long_soak_gets_a_journal_sized_from_rate_times_duration()
+    {
+        // 300 messages/s for two hours: 2.16 million inputs, half as many again as the old fixed 1 GiB journal held.
+        long inputs = 300L * 7200;
+        var sizing = JournalSizing.For(inputs, 4, requestedJournalBytes: 0);
+
+        Assert.True(sizing.JournalBytes >= (inputs + 1000) * JournalSizing.BytesPerInput, $"{sizing.JournalBytes}");
+        Assert.True(sizing.JournalBytes <= JournalSizing.MaxJournalBytes);
+        Assert.True(sizing.JournalInputs - 1000 >= inputs);
+        Assert.Equal(0, sizing.JournalBytes % (1 << 20)); // whole MiB
+        Assert.Null(sizing.Refusal(freeDisk: 100 * GiB, availableMemory: 64 * GiB));
+    }
+
+    [Fact]
+    public void A_soak_beyond_the_largest_journal_is_refused_with_what_to_change()
+    {
+        var sizing = JournalSizing.For(10_000L * 3600, 4, requestedJournalBytes: 0); // 36 million inputs
+
+        string? why = sizing.Refusal(freeDisk: 10_000 * GiB, availableMemory: 10_000 * GiB);
+
+        Assert.NotNull(why);
+        Assert.Contains("--journal-bytes", why, StringComparison.Ordinal);
+        Assert.Contains("lower --rate or the duration", why, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_given_journal_too_small_for_the_run_is_refused()
+    {
+        var sizing = JournalSizing.For(1_000_000, 4, requestedJournalBytes: 64 << 20);
+
+        Assert.Contains("--journal-bytes 67108864 holds about", sizing.Refusal(-1, -1), StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_disk_or_memory_that_cannot_hold_the_run_is_refused_by_name()
+    {
+        var sizing = JournalSizing.For(2_000_000, 4, requestedJournalBytes: 0);
+
+        Assert.Contains("on disk", sizing.Refusal(freeDisk: sizing.DiskBytes - 1, availableMemory: 64 * GiB), StringComparison.Ordinal);
+        Assert.Contains("of memory", sizing.Refusal(freeDisk: 100 * GiB, availableMemory: sizing.MemoryBytes - 1), StringComparison.Ordinal);
+        Assert.Null(sizing.Refusal(freeDisk: sizing.DiskBytes, availableMemory: sizing.MemoryBytes));
+    }
+
+    [Fact]
+    public void Flat_latency_and_memory_with_no_gc_meet_the_soak_bar()
+    {
+        var verdict = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: _ => 800L << 20), collections: 0);
+
+        Assert.NotNull(verdict);
+        Assert.True(verdict.Met, verdict.Line);
+        Assert.StartsWith("soak bar MET: p99.99 flat", verdict.Line, StringComparison.Ordinal);
+        Assert.Equal(60, verdict.Intervals);
+    }
+
+    [Fact]
+    public void A_p99_99_that_climbs_over_the_run_is_not_flat()
+    {
+        var verdict = SoakVerdict.Of(Intervals(60, p9999: i => 400 + (i * 20), resident: _ => 800L << 20), collections: 0)!;
+
+        Assert.False(verdict.LatencyFlat);
+        Assert.True(verdict.MemoryFlat);
+        Assert.False(verdict.Met);
+        Assert.Contains("p99.99 NOT flat", verdict.Line, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void One_slow_interval_is_noise_not_a_trend()
+    {
+        var verdict = SoakVerdict.Of(Intervals(60, p9999: i => i == 55 ? 50_000 : 400, resident: _ => 800L << 20), collections: 0)!;
+
+        Assert.True(verdict.LatencyFlat, verdict.Line);
+    }
+
+    [Fact]
+    public void Memory_that_grows_as_the_pre_sized_stores_fill_is_flat()
+    {
+        // 1,000 inputs matched a second (Intervals), each committing up to StoreBytesPerInput of journal and stores.
+        long perInterval = 1000 * SoakVerdict.StoreBytesPerInput;
+        var verdict = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: i => (800L << 20) + (i * perInterval)), collections: 0)!;
+
+        Assert.True(verdict.MemoryFlat, verdict.Line);
+        Assert.True(verdict.StoreAllowance >= 40 * perInterval, verdict.Line);
+    }
+
+    [Fact]
+    public void Memory_that_grows_beyond_the_stores_or_a_gc_fails_the_bar()
+    {
+        var growing = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: i => (800L << 20) + (i * (8L << 20))), collections: 0)!;
+        var collected = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: _ => 800L << 20), collections: 1)!;
+
+        Assert.False(growing.MemoryFlat);
+        Assert.Contains("memory NOT flat", growing.Line, StringComparison.Ordinal);
+        Assert.False(collected.Met);
+        Assert.EndsWith("GC 1", collected.Line, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void Too_few_steady_intervals_are_not_judged()
+    {
+        Assert.Null(SoakVerdict.Of(Intervals(SoakVerdict.MinIntervals - 1, _ => 400, _ => 1L << 30), 0));
+    }
+
+    // Steady intervals after two of warm-up (which the verdict ignores, however slow).
+    private static List<IntervalPoint> Intervals(int steady, Func<int, double> p9999, Func<int, long> resident)
+    {
+        var points = new List<IntervalPoint>
+        {
+            new(1, RunPhase.WarmUp, 1000, 1000, 1000, 1e6, 1e6, 1e6, 1e6, 0, 100L << 20),
+            new(2, RunPhase.WarmUp, 1000, 1000, 1000, 1e6, 1e6, 1e6, 1e6, 0, 100L << 20),
+        };
+        for (int i = 0; i < steady; i++)
+        {
+            points.Add(new(3 + i, RunPhase.Steady, 1000, 1000, 1000, 50, 200, p9999(i), p9999(i), 0, resident(i)));
+        }
+
+        return points;
+    }
+}

@@ -1,0 +1,138 @@
+using System.Globalization;
+
+namespace RapidFix.TradeDriver.Measure;
+
+/// <summary>
+/// How big the service's input journal and session stores must be for a run, and whether this machine can hold
+/// them: the journal is a pinned array as large as the file (the engine's journal store keeps its generation in
+/// memory), so a soak of hours needs both the memory and the disk up front. Sized at startup from rate × duration;
+/// a run that cannot fit is refused before anything starts, never discovered as refused inputs an hour in.
+/// </summary>
+internal readonly record struct JournalSizing(long Inputs, long JournalBytes, long SessionStoreBytes, int Participants)
+{
+    /// <summary>
+    /// Journal bytes one generated input takes, record framing included, with headroom: the generated set's inputs
+    /// average about 770 bytes (1 GiB held about 1.4 million of them).
+    /// </summary>
+    public const long BytesPerInput = 800;
+
+    /// <summary>Bytes of one answer in a session store, as the service's settings have always sized them.</summary>
+    public const long BytesPerAnswer = 600;
+
+    /// <summary>The largest journal the store can hold: one array, rounded down to a MiB.</summary>
+    public static readonly long MaxJournalBytes = Array.MaxLength & ~((1L << 20) - 1);
+
+    private const long MinJournalBytes = 1L << 20;
+
+    /// <summary>The journal the service gets by default (its own default: 1 GiB) when the run fits in it.</summary>
+    private const long DefaultJournalBytes = 1L << 30;
+
+    /// <summary>
+    /// The sizes for <paramref name="inputs"/> inputs: <paramref name="requestedJournalBytes"/> when given (0: the
+    /// service's 1 GiB, or inputs × <see cref="BytesPerInput"/> when more is needed).
+    /// </summary>
+    public static JournalSizing For(long inputs, int participants, long requestedJournalBytes)
+    {
+        long needed = Math.Max(MinJournalBytes, (inputs + 1000) * BytesPerInput);
+        long journal = requestedJournalBytes > 0 ? requestedJournalBytes : Math.Max(DefaultJournalBytes, RoundUpMiB(needed));
+        // Each participant's store is sized for every input (as Verifier.ServiceSettings does): the answers of one
+        // participant are fewer, but the count is cheap and an undersized store would refuse answers mid-run.
+        long session = Math.Min(int.MaxValue - 1, Math.Max(100_000, inputs + 1000) * BytesPerAnswer);
+        return new JournalSizing(inputs, journal, session, participants);
+    }
+
+    /// <summary>Inputs the journal holds at <see cref="BytesPerInput"/> each.</summary>
+    public long JournalInputs => JournalBytes / BytesPerInput;
+
+    /// <summary>Bytes the run needs on disk: the journal file (written in full as it fills) and the session stores.</summary>
+    public long DiskBytes => JournalBytes + (Participants * SessionStoreBytes);
+
+    /// <summary>
+    /// Bytes of memory the run pins: the service's journal and session stores, the driver's prepared set (about a
+    /// KiB a message) and its initiators' stores (sized like the service's).
+    /// </summary>
+    public long MemoryBytes => JournalBytes + (2 * Participants * SessionStoreBytes) + (Inputs * 1024);
+
+    /// <summary>
+    /// Why the run cannot go on this machine, or null when it can: a journal too small for the run or larger than
+    /// one array, a disk or memory that cannot hold it. <paramref name="freeDisk"/> and
+    /// <paramref name="availableMemory"/> are what the machine has (-1: unknown, not checked).
+    /// </summary>
+    public string? Refusal(long freeDisk, long availableMemory)
+    {
+        if (JournalBytes < MinJournalBytes || JournalBytes > MaxJournalBytes)
+        {
+            return string.Create(CultureInfo.InvariantCulture,
+                $"--journal-bytes {JournalBytes} is outside what the input journal can hold ({MinJournalBytes} to {MaxJournalBytes} bytes, one array): lower --rate or the duration");
+        }
+
+        if (Inputs > JournalInputs - 1000)
+        {
+            return string.Create(CultureInfo.InvariantCulture,
+                $"a run of {Inputs:N0} inputs needs about {(Inputs + 1000) * BytesPerInput / (1 << 20):N0} MiB of input journal; --journal-bytes {JournalBytes} holds about {JournalInputs - 1000:N0}: raise --journal-bytes (at most {MaxJournalBytes}), or lower --rate or the duration");
+        }
+
+        if (Inputs + 1000 > int.MaxValue)
+        {
+            return string.Create(CultureInfo.InvariantCulture, $"a run of {Inputs:N0} inputs is more than the service's --max-inputs can count: lower --rate or the duration");
+        }
+
+        if (freeDisk >= 0 && DiskBytes > freeDisk)
+        {
+            return string.Create(CultureInfo.InvariantCulture,
+                $"the run needs {DiskBytes / (1 << 20):N0} MiB on disk (input journal {JournalBytes / (1 << 20):N0} MiB, session stores {Participants * SessionStoreBytes / (1 << 20):N0} MiB) and the disk has {freeDisk / (1 << 20):N0} MiB free: free some, use --out on a larger disk, or lower --rate or the duration");
+        }
+
+        if (availableMemory >= 0 && MemoryBytes > availableMemory)
+        {
+            return string.Create(CultureInfo.InvariantCulture,
+                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal, session stores, the driver's set) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
+        }
+
+        return null;
+    }
+
+    /// <summary>Checks the machine for the run's files in <paramref name="directory"/>; throws the refusal (exit code 2).</summary>
+    public void Check(string directory)
+    {
+        Directory.CreateDirectory(directory);
+        long free;
+        try
+        {
+            free = new DriveInfo(Path.GetFullPath(directory)).AvailableFreeSpace;
+        }
+        catch (Exception e) when (e is IOException or ArgumentException or UnauthorizedAccessException)
+        {
+            free = -1;
+        }
+
+        if (Refusal(free, AvailableMemory()) is { } why)
+        {
+            throw new InvalidDataException(why);
+        }
+    }
+
+    /// <summary>MemAvailable from /proc/meminfo (Linux), or -1 when unknown.</summary>
+    public static long AvailableMemory()
+    {
+        try
+        {
+            foreach (var line in File.ReadLines("/proc/meminfo"))
+            {
+                if (line.StartsWith("MemAvailable:", StringComparison.Ordinal))
+                {
+                    var parts = line.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+                    return long.Parse(parts[1], CultureInfo.InvariantCulture) * 1024;
+                }
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or FormatException)
+        {
+            // not Linux, or not readable: not checked
+        }
+
+        return -1;
+    }
+
+    private static long RoundUpMiB(long bytes) => (bytes + (1L << 20) - 1) & ~((1L << 20) - 1);
+}
