@@ -149,15 +149,22 @@ public sealed class Matcher
             _current = _scratchRow; // AllocMessage then reports the table full
         }
 
-        ProcessResolved(in input, ref sink);
-        if (_claimed >= 0)
+        try
         {
-            ref var row = ref _msgs[_claimed];
-            row.State = RecordState.Free;
-            row.Trade = -1;
-            row.NextChain = _freeMsg;
-            _freeMsg = _claimed;
-            _claimed = -1;
+            ProcessResolved(in input, ref sink);
+        }
+        finally
+        {
+            // Also when a sink throws: the row is never lost.
+            if (_claimed >= 0)
+            {
+                ref var row = ref _msgs[_claimed];
+                row.State = RecordState.Free;
+                row.Trade = -1;
+                row.NextChain = _freeMsg;
+                _freeMsg = _claimed;
+                _claimed = -1;
+            }
         }
     }
 
@@ -1405,13 +1412,7 @@ public sealed class Matcher
         ref var trade = ref _trades[t];
 
         // Its messages leave the ID index: fetch all their entries first, so the misses overlap.
-        PrefetchIdEntry(trade.Noe);
-        for (int i = 0; i < trade.SlotCount; i++)
-        {
-            PrefetchIdEntry(trade.Slots[i].Alc);
-            PrefetchIdEntry(trade.Slots[i].Npr);
-            PrefetchIdEntry(trade.Slots[i].Set);
-        }
+        PrefetchMessages(ref trade, idEntries: true);
 
         _tradeIndex.Prefetch(trade.KeyHash);
         if (trade.State == TradeState.Open)
@@ -1456,6 +1457,31 @@ public sealed class Matcher
         _freeTrade = t;
     }
 
+    /// <summary>Starts fetching, for every message of <paramref name="trade"/>, its ID index entry or (<paramref name="idEntries"/> false) its record.</summary>
+    private void PrefetchMessages(ref TradeRecord trade, bool idEntries)
+    {
+        PrefetchMessage(trade.Noe, idEntries);
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            ref var s = ref trade.Slots[i];
+            PrefetchMessage(s.Alc, idEntries);
+            PrefetchMessage(s.Npr, idEntries);
+            PrefetchMessage(s.Set, idEntries);
+        }
+    }
+
+    private void PrefetchMessage(int message, bool idEntry)
+    {
+        if (idEntry)
+        {
+            PrefetchIdEntry(message);
+        }
+        else
+        {
+            PrefetchRecord(message);
+        }
+    }
+
     private void PrefetchRecord(int message)
     {
         if (message >= 0)
@@ -1493,26 +1519,12 @@ public sealed class Matcher
         // the one after, whose trade record was; the trade record of the third), so no eviction waits for a miss.
         if (_clearedCount > 0)
         {
-            ref var next = ref _trades[_clearedRing[_clearedHead]];
-            PrefetchIdEntry(next.Noe);
-            for (int i = 0; i < next.SlotCount; i++)
-            {
-                PrefetchIdEntry(next.Slots[i].Alc);
-                PrefetchIdEntry(next.Slots[i].Npr);
-                PrefetchIdEntry(next.Slots[i].Set);
-            }
+            PrefetchMessages(ref _trades[_clearedRing[_clearedHead]], idEntries: true);
         }
 
         if (_clearedCount > 1)
         {
-            ref var after = ref _trades[_clearedRing[(_clearedHead + 1) % _clearedRing.Length]];
-            PrefetchRecord(after.Noe);
-            for (int i = 0; i < after.SlotCount; i++)
-            {
-                PrefetchRecord(after.Slots[i].Alc);
-                PrefetchRecord(after.Slots[i].Npr);
-                PrefetchRecord(after.Slots[i].Set);
-            }
+            PrefetchMessages(ref _trades[_clearedRing[(_clearedHead + 1) % _clearedRing.Length]], idEntries: false);
         }
 
         if (_clearedCount > 2)

@@ -37,6 +37,59 @@ public sealed class RowsAndCachesTests
         Assert.Single(sink.Cleared);
     }
 
+    private sealed class ThrowingSink : IMatchSink
+    {
+        public RecordingSink Inner { get; } = new();
+
+        public int ThrowsLeft { get; set; }
+
+        public void OnAck(in MatchAck ack)
+        {
+            if (ThrowsLeft > 0)
+            {
+                ThrowsLeft--;
+                throw new InvalidOperationException("sink failure");
+            }
+
+            Inner.OnAck(in ack);
+        }
+
+        public void OnCleared(in ClearedTrade trade) => Inner.OnCleared(in trade);
+
+        public void OnException(in MatchException exception) => Inner.OnException(in exception);
+    }
+
+    [Fact]
+    public void A_sink_that_throws_loses_no_row()
+    {
+        // Seven rows for seven messages; the sink throws on the acks of 20 duplicates in between. The rows those
+        // duplicates were resolved into come back all the same, so the trade is still stored whole.
+        var matcher = Demo.NewMatcher(openTrades: 4, messages: 7);
+        var sink = new ThrowingSink();
+        var trade = Trades.Documented();
+        Trades.Send(matcher, trade["NOE"], ref sink);
+        sink.ThrowsLeft = 20;
+        for (int i = 0; i < 20; i++)
+        {
+            try
+            {
+                Trades.Send(matcher, trade["NOE"], ref sink);
+                Assert.Fail("the sink did not throw");
+            }
+            catch (InvalidOperationException)
+            {
+            }
+        }
+
+        foreach (var name in Trades.Seven.Skip(1))
+        {
+            Trades.Send(matcher, trade[name], ref sink);
+        }
+
+        Assert.Equal(0, matcher.Counters.TableFull);
+        Assert.Single(sink.Inner.Cleared);
+    }
+
     [Fact]
     public void A_full_message_table_refuses_until_a_row_is_freed_and_then_stores_again()
     {
