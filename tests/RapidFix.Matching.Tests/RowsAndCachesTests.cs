@@ -10,15 +10,35 @@ public sealed class RowsAndCachesTests
     private static string Cancel(string npr, string id, string reference) =>
         Demo.Frame(Demo.With(npr, "664=" + id, "666=2").Replace("|666=2|", "|666=2|772=" + reference + "|", StringComparison.Ordinal).TrimEnd('|').Split('|'));
 
+    /// <summary>A matcher with seven message rows, the documented trade's NOE stored in the first.</summary>
+    private static (Matcher Matcher, Dictionary<string, string> Trade) SevenRowsAfterNoe<TSink>(ref TSink sink)
+        where TSink : IMatchSink
+    {
+        var matcher = Demo.NewMatcher(openTrades: 4, messages: 7);
+        var trade = Trades.Documented();
+        Trades.Send(matcher, trade["NOE"], ref sink);
+        return (matcher, trade);
+    }
+
+    /// <summary>Sends the other six: they fit only if no row was lost.</summary>
+    private static void SendTheRest<TSink>(Matcher matcher, Dictionary<string, string> trade, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        foreach (var name in Trades.Seven.Skip(1))
+        {
+            Trades.Send(matcher, trade[name], ref sink);
+        }
+
+        Assert.Equal(0, matcher.Counters.TableFull);
+    }
+
     [Fact]
     public void Messages_that_are_not_stored_give_their_row_back()
     {
         // Seven rows for the seven messages of one trade: every duplicate, reject and refused reference in between
         // is resolved into a free row first and must hand it back, or the trade could not be stored whole.
-        var matcher = Demo.NewMatcher(openTrades: 4, messages: 7);
         var sink = new RecordingSink();
-        var trade = Trades.Documented();
-        Trades.Send(matcher, trade["NOE"], ref sink);
+        var (matcher, trade) = SevenRowsAfterNoe(ref sink);
         for (int i = 0; i < 50; i++)
         {
             Trades.Send(matcher, trade["NOE"], ref sink); // a duplicate
@@ -26,12 +46,7 @@ public sealed class RowsAndCachesTests
             Trades.Send(matcher, Cancel(trade["NPR-A"], "NPR-C" + i, "NPR-NONE"), ref sink); // an unknown reference
         }
 
-        foreach (var name in Trades.Seven.Skip(1))
-        {
-            Trades.Send(matcher, trade[name], ref sink);
-        }
-
-        Assert.Equal(0, matcher.Counters.TableFull);
+        SendTheRest(matcher, trade, ref sink);
         Assert.Equal(50, matcher.Counters.Duplicates);
         Assert.Equal(100, matcher.Counters.Rejected);
         Assert.Single(sink.Cleared);
@@ -64,10 +79,8 @@ public sealed class RowsAndCachesTests
     {
         // Seven rows for seven messages; the sink throws on the acks of 20 duplicates in between. The rows those
         // duplicates were resolved into come back all the same, so the trade is still stored whole.
-        var matcher = Demo.NewMatcher(openTrades: 4, messages: 7);
         var sink = new ThrowingSink();
-        var trade = Trades.Documented();
-        Trades.Send(matcher, trade["NOE"], ref sink);
+        var (matcher, trade) = SevenRowsAfterNoe(ref sink);
         sink.ThrowsLeft = 20;
         for (int i = 0; i < 20; i++)
         {
@@ -81,12 +94,7 @@ public sealed class RowsAndCachesTests
             }
         }
 
-        foreach (var name in Trades.Seven.Skip(1))
-        {
-            Trades.Send(matcher, trade[name], ref sink);
-        }
-
-        Assert.Equal(0, matcher.Counters.TableFull);
+        SendTheRest(matcher, trade, ref sink);
         Assert.Single(sink.Inner.Cleared);
     }
 
