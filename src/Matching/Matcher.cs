@@ -43,7 +43,11 @@ public sealed class Matcher
     private int _businessDate;
     private long _nextTradeNumber;
     private MatchInput _input;
-    private MessageRecord _scratch;
+    private readonly int _scratchRow; // the extra last row: where a message is resolved when no row is free
+    private int _current;             // the row the message being processed is resolved into
+    private int _claimed = -1;        // that row when it was taken off the free list and is not stored yet, else -1
+    private int _currencyCode;        // the last trade currency looked up and its index (a stream uses a few)
+    private int _currencyIndex = -1;
     private MatcherCounters _counters;
     private int _calendarCurrency = -1;
     private int _calendarDate;
@@ -71,14 +75,17 @@ public sealed class Matcher
             _trades[i].NextFree = i + 1 < trades ? i + 1 : -1;
         }
 
-        _msgs = new MessageRecord[options.ResolvedMessages];
-        for (int i = 0; i < _msgs.Length; i++)
+        // One row more than the options ask for: the scratch row, never on the free list.
+        int messages = options.ResolvedMessages;
+        _msgs = new MessageRecord[messages + 1];
+        for (int i = 0; i < messages; i++)
         {
-            _msgs[i].NextChain = i + 1 < _msgs.Length ? i + 1 : -1;
+            _msgs[i].NextChain = i + 1 < messages ? i + 1 : -1;
         }
 
+        _scratchRow = messages;
         _tradeIndex = new HashIndex(trades);
-        _idIndex = new HashIndex(_msgs.Length);
+        _idIndex = new HashIndex(messages);
         _accountBuckets = Buckets(2 * (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(trades, 16)));
         _accountMask = (uint)(_accountBuckets.Length / 2 - 1);
         _clearedRing = new int[options.ResolvedClearedTrades];
@@ -130,21 +137,56 @@ public sealed class Matcher
     public void Process<TSink>(in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
+        // The message is resolved straight into the row that will store it (taken off the free list now, given
+        // back below when the message is not stored): no copy of the record, and its cache line is fetched early.
+        if (_freeMsg >= 0)
+        {
+            _claimed = _current = _freeMsg;
+            _freeMsg = _msgs[_freeMsg].NextChain;
+        }
+        else
+        {
+            _current = _scratchRow; // AllocMessage then reports the table full
+        }
+
+        try
+        {
+            ProcessResolved(in input, ref sink);
+        }
+        finally
+        {
+            // Also when a sink throws: the row is never lost.
+            if (_claimed >= 0)
+            {
+                ref var row = ref _msgs[_claimed];
+                row.State = RecordState.Free;
+                row.Trade = -1;
+                row.NextChain = _freeMsg;
+                _freeMsg = _claimed;
+                _claimed = -1;
+            }
+        }
+    }
+
+    private void ProcessResolved<TSink>(in MatchInput input, ref TSink sink)
+        where TSink : IMatchSink
+    {
         _counters.Messages++;
 
         // With a million open trades every table lookup is a cache miss: start fetching the ID index entry now, so
         // that it arrives while the message is validated, and the trade and account entries before they are needed.
         uint idHash = IdHash(input.Kind, input.Sender.Span, input.Id.Span);
         _idIndex.Prefetch(idHash);
-        if (!Resolve(in input, ref _scratch, out var failure))
+        ref var m = ref _msgs[_current];
+        if (!Resolve(in input, ref m, out var failure))
         {
             Reject(in input, ref failure, ref sink);
             return;
         }
 
-        _scratch.IdHash = idHash;
-        PrefetchKeys(ref _scratch);
-        int existing = FindId(_scratch.Kind, _scratch.Sender, input.Id.Span, _scratch.IdHash);
+        m.IdHash = idHash;
+        PrefetchKeys(ref m);
+        int existing = FindId(m.Kind, m.Sender, input.Id.Span, idHash);
         if (existing >= 0)
         {
             if (_msgs[existing].Trans == input.Trans || input.PossDup)
@@ -332,7 +374,7 @@ public sealed class Matcher
             return Fail(out f, ExceptionReason.StaticData, Criterion.Security, 48, FailureValue.Text);
         }
 
-        if ((r.Currency = _ref.FindCurrency(input.Currency)) < 0)
+        if ((r.Currency = TradeCurrency(input.Currency)) < 0)
         {
             return Fail(out f, ExceptionReason.StaticData, Criterion.TradeCurrency, 15, FailureValue.Currency, input.Currency);
         }
@@ -364,6 +406,9 @@ public sealed class Matcher
             return Fail(out f, ExceptionReason.InvalidField, Criterion.Price, PriceTag(input.Kind), FailureValue.Number, input.Price);
         }
 
+        // Prices compare at the security's price precision: rounded once here, not at every comparison.
+        r.RoundedPrice = Scaled.Round(input.Price, _ref.GetSecurity(r.Security).PriceDecimals);
+
         r.Gross = input.Gross;
         r.Fees = input.Fees;
         r.Tax = input.Tax;
@@ -383,11 +428,12 @@ public sealed class Matcher
             Scaled.TryMultiply(input.Has(InputFields.Gross) ? input.Gross : computedGross, input.Commission / 100, out r.Commission);
         }
 
-        int profile = _ref.GetParticipant(r.Im).Profile;
+        // The tolerances of the manager's profile in the trade currency, found once for every comparison.
+        r.ToleranceRow = _ref.ToleranceRow(_ref.GetParticipant(r.Im).Profile, r.Currency);
         if (input.Has(InputFields.Gross))
         {
-            var t = _ref.GetTolerance(profile, r.Currency, Criterion.GrossAmount);
-            if (!t.Accepts(input.Gross, computedGross))
+            var t = _ref.ToleranceAt(r.ToleranceRow, Criterion.GrossAmount);
+            if (!Agrees(in t, input.Gross, computedGross))
             {
                 return Fail(out f, ExceptionReason.Mismatch, Criterion.GrossAmount, 381, FailureValue.Number, input.Gross, computedGross, t);
             }
@@ -398,8 +444,8 @@ public sealed class Matcher
             // Net = gross + commission + fees + tax for a buy, minus them for a sell; accrued interest added either way.
             long costs = r.Commission + r.Fees + r.Tax;
             long net = (input.Side == '1' ? input.Gross + costs : input.Gross - costs) + input.Accrued;
-            var t = _ref.GetTolerance(profile, r.Currency, Criterion.NetAmount);
-            if (!t.Accepts(input.Net, net))
+            var t = _ref.ToleranceAt(r.ToleranceRow, Criterion.NetAmount);
+            if (!Agrees(in t, input.Net, net))
             {
                 return Fail(out f, ExceptionReason.Mismatch, Criterion.NetAmount, 118, FailureValue.Number, input.Net, net, t);
             }
@@ -419,14 +465,26 @@ public sealed class Matcher
                 return Fail(out f, ExceptionReason.InvalidField, Criterion.SettlementAmount, 155, FailureValue.Number, input.FxRate);
             }
 
-            var t = _ref.GetTolerance(profile, r.Currency, Criterion.SettlementAmount);
-            if (!t.Accepts(input.SettlAmount, expectedSettl))
+            var t = _ref.ToleranceAt(r.ToleranceRow, Criterion.SettlementAmount);
+            if (!Agrees(in t, input.SettlAmount, expectedSettl))
             {
                 return Fail(out f, ExceptionReason.Mismatch, Criterion.SettlementAmount, 119, FailureValue.Number, input.SettlAmount, expectedSettl, t);
             }
         }
 
         return true;
+    }
+
+    /// <summary>The trade currency's index, remembering the last answer: a stream's messages share a few currencies.</summary>
+    private int TradeCurrency(int packed)
+    {
+        if (packed != _currencyCode || _currencyIndex < 0)
+        {
+            _currencyIndex = _ref.FindCurrency(packed);
+            _currencyCode = packed;
+        }
+
+        return _currencyIndex;
     }
 
     /// <summary>The calendar check, remembering the last answer: a stream's messages share a few settlement dates.</summary>
@@ -447,14 +505,14 @@ public sealed class Matcher
     private void New<TSink>(in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
-        ref var m = ref _scratch;
+        ref var m = ref _msgs[_current];
         if (m.Kind == MessageKind.Set)
         {
             NewSet(in input, ref sink);
             return;
         }
 
-        uint key = TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate);
+        uint key = m.KeyHash;
         int fit = -1, fitSlot = -1;
         var first = default(Failure);
         int position = _tradeIndex.Start(key);
@@ -528,8 +586,8 @@ public sealed class Matcher
     private void NewSet<TSink>(in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
-        ref var m = ref _scratch;
-        uint key = AccountKey(m.Im, m.Eb, m.Side, m.Account);
+        ref var m = ref _msgs[_current];
+        uint key = m.AccountHash;
         int found = -1;
         var first = default(Failure);
         for (int e = _accountBuckets[AwaitingHead(key)]; e >= 0; e = SlotRef(e).NextAwaiting)
@@ -552,7 +610,7 @@ public sealed class Matcher
             }
         }
 
-        int mi = AllocMessage(ref m);
+        int mi = AllocMessage();
         if (mi < 0)
         {
             TableFull(in input, ref sink);
@@ -582,7 +640,7 @@ public sealed class Matcher
     private void Cancel<TSink>(in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
-        ref var m = ref _scratch;
+        ref var m = ref _msgs[_current];
         int target = FindTarget(in input, ref sink);
         if (target < 0)
         {
@@ -590,7 +648,7 @@ public sealed class Matcher
         }
 
         // The cancel itself is kept (as history) so that its resend is recognised as a duplicate.
-        int cancelRecord = AllocMessage(ref m);
+        int cancelRecord = AllocMessage();
         if (cancelRecord < 0)
         {
             TableFull(in input, ref sink);
@@ -621,7 +679,7 @@ public sealed class Matcher
     private void Replace<TSink>(in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
-        ref var m = ref _scratch;
+        ref var m = ref _msgs[_current];
         int target = FindTarget(in input, ref sink);
         if (target < 0)
         {
@@ -682,7 +740,7 @@ public sealed class Matcher
             return;
         }
 
-        int mi = AllocMessage(ref m);
+        int mi = AllocMessage();
         if (mi < 0)
         {
             TableFull(in input, ref sink);
@@ -699,7 +757,7 @@ public sealed class Matcher
     private int FindTarget<TSink>(in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
-        ref var m = ref _scratch;
+        ref var m = ref _msgs[_current];
         int target = FindId(m.Kind, m.Sender, input.RefId.Span, IdHash(m.Kind, input.Sender.Span, input.RefId.Span));
         if (target < 0 || _msgs[target].State == RecordState.History)
         {
@@ -826,9 +884,9 @@ public sealed class Matcher
         }
 
         // Prices agree within the tolerance once both are rounded to the security's price precision.
-        int decimals = _ref.GetSecurity(m.Security).PriceDecimals;
+        // (Both are of one security: rounded once each, when resolved.)
         var t = Tolerance(ref m, Criterion.Price);
-        if (!t.Accepts(Scaled.Round(m.Price, decimals), Scaled.Round(o.Price, decimals)))
+        if (!Agrees(in t, m.RoundedPrice, o.RoundedPrice))
         {
             return Mismatch(out f, Criterion.Price, PriceTag(m.Kind), FailureValue.Number, m.Price, o.Price, t, ref o);
         }
@@ -860,7 +918,7 @@ public sealed class Matcher
         }
 
         var t = Tolerance(ref m, criterion);
-        return t.Accepts(mine, theirs) || Mismatch(out f, criterion, tag, FailureValue.Number, mine, theirs, t, ref o);
+        return Agrees(in t, mine, theirs) || Mismatch(out f, criterion, tag, FailureValue.Number, mine, theirs, t, ref o);
     }
 
     /// <summary>A SET against the NPR of its account: place of settlement and settlement currency.</summary>
@@ -870,14 +928,14 @@ public sealed class Matcher
         if (set.Has(InputFields.Place) && npr.Has(InputFields.Place) && set.Place != npr.Place)
         {
             // Reported from the point of view of the arriving message.
-            return _scratch.Kind == MessageKind.Set
+            return _msgs[_current].Kind == MessageKind.Set
                 ? Mismatch(out f, Criterion.PlaceOfSettlement, 448, FailureValue.Place, set.Place, npr.Place, default, ref npr)
                 : Mismatch(out f, Criterion.PlaceOfSettlement, 448, FailureValue.Place, npr.Place, set.Place, default, ref set);
         }
 
         if (set.Has(InputFields.SettlCurrency) && npr.Has(InputFields.SettlCurrency) && set.SettlCurrency != npr.SettlCurrency)
         {
-            return _scratch.Kind == MessageKind.Set
+            return _msgs[_current].Kind == MessageKind.Set
                 ? Mismatch(out f, Criterion.SettlementCurrency, 120, FailureValue.Currency, _ref.CurrencyCode(set.SettlCurrency), _ref.CurrencyCode(npr.SettlCurrency), default, ref npr)
                 : Mismatch(out f, Criterion.SettlementCurrency, 120, FailureValue.Currency, _ref.CurrencyCode(npr.SettlCurrency), _ref.CurrencyCode(set.SettlCurrency), default, ref set);
         }
@@ -891,8 +949,11 @@ public sealed class Matcher
         return slot.Npr < 0 || SettlementAgrees(ref set, ref _msgs[slot.Npr], out f);
     }
 
-    private Tolerance Tolerance(ref MessageRecord m, Criterion criterion) =>
-        _ref.GetTolerance(_ref.GetParticipant(m.Im).Profile, m.Currency, criterion);
+    private Tolerance Tolerance(ref MessageRecord m, Criterion criterion) => _ref.ToleranceAt(m.ToleranceRow, criterion);
+
+    /// <summary>Equal values agree under every tolerance (static data holds no negative one): no percentage computed.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static bool Agrees(in Tolerance t, long actual, long expected) => actual == expected || t.Accepts(actual, expected);
 
     private bool AllocationsComplete(int t, int noe, long allocated)
     {
@@ -1080,12 +1141,12 @@ public sealed class Matcher
         return t;
     }
 
-    /// <summary>Stores <see cref="_scratch"/> in trade <paramref name="t"/> (a new account slot when <paramref name="slot"/> is -1).</summary>
+    /// <summary>Stores the message being processed in trade <paramref name="t"/> (a new account slot when <paramref name="slot"/> is -1).</summary>
     private bool Join<TSink>(int t, int slot, in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
-        ref var m = ref _scratch;
-        int mi = AllocMessage(ref m);
+        ref var m = ref _msgs[_current];
+        int mi = AllocMessage();
         if (mi < 0)
         {
             TableFull(in input, ref sink);
@@ -1120,7 +1181,7 @@ public sealed class Matcher
         if (created)
         {
             // A SET that came first waits for this account: take the newest that agrees, else wait for one.
-            uint key = AccountKey(trade.Im, trade.Eb, trade.Side, s.Account);
+            uint key = m.AccountHash; // the trade's key fields and this account: the message's own
             int pending = -1;
             for (int p = _accountBuckets[PendingHead(key)]; p >= 0; p = _msgs[p].NextChain)
             {
@@ -1351,13 +1412,7 @@ public sealed class Matcher
         ref var trade = ref _trades[t];
 
         // Its messages leave the ID index: fetch all their entries first, so the misses overlap.
-        PrefetchIdEntry(trade.Noe);
-        for (int i = 0; i < trade.SlotCount; i++)
-        {
-            PrefetchIdEntry(trade.Slots[i].Alc);
-            PrefetchIdEntry(trade.Slots[i].Npr);
-            PrefetchIdEntry(trade.Slots[i].Set);
-        }
+        PrefetchMessages(ref trade, idEntries: true);
 
         _tradeIndex.Prefetch(trade.KeyHash);
         if (trade.State == TradeState.Open)
@@ -1402,6 +1457,31 @@ public sealed class Matcher
         _freeTrade = t;
     }
 
+    /// <summary>Starts fetching, for every message of <paramref name="trade"/>, its ID index entry or (<paramref name="idEntries"/> false) its record.</summary>
+    private void PrefetchMessages(ref TradeRecord trade, bool idEntries)
+    {
+        PrefetchMessage(trade.Noe, idEntries);
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            ref var s = ref trade.Slots[i];
+            PrefetchMessage(s.Alc, idEntries);
+            PrefetchMessage(s.Npr, idEntries);
+            PrefetchMessage(s.Set, idEntries);
+        }
+    }
+
+    private void PrefetchMessage(int message, bool idEntry)
+    {
+        if (idEntry)
+        {
+            PrefetchIdEntry(message);
+        }
+        else
+        {
+            PrefetchRecord(message);
+        }
+    }
+
     private void PrefetchRecord(int message)
     {
         if (message >= 0)
@@ -1434,41 +1514,40 @@ public sealed class Matcher
         _clearedHead = (_clearedHead + 1) % _clearedRing.Length;
         _clearedCount--;
 
-        // Evictions come one per cleared trade: fetch what the next two will touch now (the records of the next
-        // trade's messages, the record of the one after), so that their misses are no longer in the way.
+        // Evictions come one per cleared trade: fetch what the next three will touch now, one step each (the ID
+        // index entries of the next trade's messages, whose records were fetched one eviction ago; the records of
+        // the one after, whose trade record was; the trade record of the third), so no eviction waits for a miss.
         if (_clearedCount > 0)
         {
-            ref var next = ref _trades[_clearedRing[_clearedHead]];
-            PrefetchRecord(next.Noe);
-            for (int i = 0; i < next.SlotCount; i++)
-            {
-                PrefetchRecord(next.Slots[i].Alc);
-                PrefetchRecord(next.Slots[i].Npr);
-                PrefetchRecord(next.Slots[i].Set);
-            }
+            PrefetchMessages(ref _trades[_clearedRing[_clearedHead]], idEntries: true);
         }
 
         if (_clearedCount > 1)
         {
-            ref var after = ref _trades[_clearedRing[(_clearedHead + 1) % _clearedRing.Length]];
-            Prefetcher.Touch(ref after);
-            Prefetcher.Touch(ref after.Slots);
+            PrefetchMessages(ref _trades[_clearedRing[(_clearedHead + 1) % _clearedRing.Length]], idEntries: false);
+        }
+
+        if (_clearedCount > 2)
+        {
+            ref var third = ref _trades[_clearedRing[(_clearedHead + 2) % _clearedRing.Length]];
+            Prefetcher.Touch(ref third);
+            Prefetcher.Touch(ref third.Slots);
         }
 
         FreeTrade(t);
     }
 
-    private int AllocMessage(ref MessageRecord content)
+    /// <summary>Stores the message being processed in the row it was resolved into; -1 when no row was free.</summary>
+    private int AllocMessage()
     {
-        if (_freeMsg < 0)
+        int mi = _claimed;
+        if (mi < 0)
         {
             return -1;
         }
 
-        int mi = _freeMsg;
+        _claimed = -1;
         ref var msg = ref _msgs[mi];
-        _freeMsg = msg.NextChain;
-        msg = content;
         msg.State = RecordState.Live;
         msg.Trade = -1;
         msg.NextChain = -1;
@@ -1482,7 +1561,7 @@ public sealed class Matcher
         ref var msg = ref _msgs[mi];
         _idIndex.Remove(msg.IdHash, mi);
 
-        // Only the links: AllocMessage overwrites the content, and clearing ~200 cold bytes per message would cost
+        // Only the links: Resolve overwrites the content, and clearing ~200 cold bytes per message would cost
         // more cache misses than the rest of freeing it.
         msg.State = RecordState.Free;
         msg.Trade = -1;
@@ -1530,7 +1609,7 @@ public sealed class Matcher
     private void RemovePending(int mi)
     {
         ref var msg = ref _msgs[mi];
-        int head = PendingHead(AccountKey(msg.Im, msg.Eb, msg.Side, msg.Account));
+        int head = PendingHead(msg.AccountHash);
         if (_accountBuckets[head] == mi)
         {
             _accountBuckets[head] = msg.NextChain;
@@ -1719,9 +1798,12 @@ public sealed class Matcher
         return h;
     }
 
-    /// <summary>Starts fetching the trade index entry and the account bucket message <paramref name="m"/> will look up.</summary>
+    /// <summary>Computes message <paramref name="m"/>'s trade and account keys and starts fetching the index entry and bucket it will look up.</summary>
     private void PrefetchKeys(ref MessageRecord m)
     {
+        // Computed once here for the message's lifetime (lookups now, waiting-SET chains later).
+        m.KeyHash = TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate);
+        m.AccountHash = AccountKey(m.Im, m.Eb, m.Side, m.Account);
         if (m.Trans != TransType.New)
         {
             return;
@@ -1729,12 +1811,12 @@ public sealed class Matcher
 
         if (m.Kind != MessageKind.Set)
         {
-            _tradeIndex.Prefetch(TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate));
+            _tradeIndex.Prefetch(m.KeyHash);
         }
 
         if (m.Kind != MessageKind.Noe)
         {
-            Prefetcher.Touch(ref _accountBuckets[PendingHead(AccountKey(m.Im, m.Eb, m.Side, m.Account))]);
+            Prefetcher.Touch(ref _accountBuckets[PendingHead(m.AccountHash)]);
         }
     }
 

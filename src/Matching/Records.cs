@@ -65,6 +65,18 @@ public struct MessageRecord
 
     internal int Trade;
     internal uint IdHash;
+
+    /// <summary>Hash of the trade key (manager, broker, side, security, trade date), computed once when resolved.</summary>
+    internal uint KeyHash;
+
+    /// <summary>Hash of the account key (manager, broker, side, account): the waiting-SET chains' key.</summary>
+    internal uint AccountHash;
+
+    /// <summary>Where the tolerances of the manager's profile in the trade currency start (<see cref="StaticData.ReferenceData.ToleranceAt"/>).</summary>
+    internal int ToleranceRow;
+
+    /// <summary>The price rounded to the security's price precision.</summary>
+    internal long RoundedPrice;
     internal int NextChain;
     internal int OpenedDay;
     internal int PrevAge;

@@ -308,6 +308,12 @@ public sealed class ReferenceData
     public Tolerance GetTolerance(int profile, int currency, Criterion criterion) =>
         _tolerances[((profile * CurrencyCount) + currency) * ToleranceSlots + (int)criterion];
 
+    /// <summary>Where the tolerances of a profile and a currency start (for <see cref="ToleranceAt"/>): found once per message.</summary>
+    internal int ToleranceRow(int profile, int currency) => ((profile * CurrencyCount) + currency) * ToleranceSlots;
+
+    /// <summary>The tolerance of <paramref name="criterion"/> in row <paramref name="row"/> (<see cref="ToleranceRow"/>).</summary>
+    internal Tolerance ToleranceAt(int row, Criterion criterion) => _tolerances[row + (int)criterion];
+
     // ---- loading -----------------------------------------------------------------------------------------------
 
     private const int ToleranceSlots = 20;
