@@ -149,10 +149,10 @@ var trades = new Option<int>("--trades") { Description = "trades in the run", De
 var bench = new Command("bench", "the persister alone: rows/s into one throwaway PostgreSQL with COPY, and the share of time waiting on it") { trades, batch };
 bench.SetAction(parse => Guarded(() => Bench.Run(parse.GetValue(trades), parse.GetValue(batch), Console.Out)));
 
-var fault = new Argument<string>("fault") { Description = "db-outage | kill | one-down" };
+var fault = new Argument<string>("fault") { Description = "db-outage | kill (the persister) | kill-service (the matching service) | one-down" };
 var seconds = new Option<int>("--seconds") { Description = "db-outage: how long PostgreSQL stays down", DefaultValueFactory = _ => 60 };
-var points = new Option<int>("--points") { Description = "kill: kill -9 points", DefaultValueFactory = _ => 10 };
-var seed = new Option<int>("--seed") { Description = "kill: random seed of the kill points (printed)", DefaultValueFactory = _ => Environment.TickCount & 0xFFFF };
+var points = new Option<int>("--points") { Description = "kill, kill-service: kill -9 points", DefaultValueFactory = _ => 10 };
+var seed = new Option<int>("--seed") { Description = "kill, kill-service: random seed of the kill points (printed)", DefaultValueFactory = _ => Environment.TickCount & 0xFFFF };
 var faultTrades = new Option<int>("--trades") { Description = "trades in the run", DefaultValueFactory = _ => 2_000 };
 var faults = new Command("fault", "a fault run against a real service run and throwaway databases, checked against the generator's expected outcomes")
 {
@@ -168,8 +168,9 @@ faults.SetAction(parse => Guarded(() =>
         {
             "db-outage" => Faults.DatabaseOutage(work, n, TimeSpan.FromSeconds(parse.GetValue(seconds)), Console.Out).Ok,
             "kill" => Faults.KillPersister(work, n, parse.GetValue(points), parse.GetValue(seed), Console.Out).Ok,
+            "kill-service" => Faults.KillService(work, n, parse.GetValue(points), parse.GetValue(seed), Console.Out).Ok,
             "one-down" => Faults.OneOfTwoDown(work, n, Console.Out) is var (down, end) && down.Ok && end.Ok,
-            var other => throw new ArgumentException($"unknown fault {other}: db-outage | kill | one-down"),
+            var other => throw new ArgumentException($"unknown fault {other}: db-outage | kill | kill-service | one-down"),
         };
         Console.WriteLine(ok ? "PASS" : "FAIL");
         return ok ? 0 : 1;
