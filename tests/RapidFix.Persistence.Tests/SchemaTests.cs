@@ -69,7 +69,7 @@ public sealed class SchemaTests
         Bench.WriteJournals(dir.Path, trades: 1);
         foreach (var (server, reason) in new[]
                  {
-                     (cluster.ConnectionString("empty"), "schema version 0, this persister needs 1: run the migrate command"),
+                     (cluster.ConnectionString("empty"), $"schema version 0, this persister needs {Schema.LatestVersion}: run the migrate command"),
                      (cluster.ConnectionString("empty", "postgres", "wrong"), "28P01"),
                  })
         {

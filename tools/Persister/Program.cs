@@ -149,6 +149,35 @@ var trades = new Option<int>("--trades") { Description = "trades in the run", De
 var bench = new Command("bench", "the persister alone: rows/s into one throwaway PostgreSQL with COPY, and the share of time waiting on it") { trades, batch };
 bench.SetAction(parse => Guarded(() => Bench.Run(parse.GetValue(trades), parse.GetValue(batch), Console.Out)));
 
+var pathTrades = new Option<int>("--trades") { Description = "trades in the run (default: --rate x --seconds / 7, about 7 messages a trade)" };
+var pathRate = new Option<int>("--rate") { Description = "messages a second offered by the driver (0: as fast as it can: the degradation run)", DefaultValueFactory = _ => 10_000 };
+var pathSeconds = new Option<int>("--seconds") { Description = "how long to offer --rate (sets the trades when --trades is not given)", DefaultValueFactory = _ => 600 };
+var databases = new Option<int>("--databases") { Description = "PostgreSQL servers (clusters) the rows are federated across", DefaultValueFactory = _ => 1 };
+var plot = new Option<string?>("--plot") { Description = "write the throughput-against-stored-rows curve here (SVG)" };
+var samplesCsv = new Option<string?>("--csv") { Description = "write the per-second samples here (seconds, journalled, persisted, rows)" };
+var path = new Command("path", "the whole path, FIX in to PostgreSQL: driver, service, journals, persister, one or more databases; reports whether the journal backlog stays bounded")
+{
+    pathTrades, pathRate, pathSeconds, databases, plot, samplesCsv,
+};
+path.Validators.Add(r =>
+{
+    if (r.GetValue(pathRate) < 0 || r.GetValue(pathSeconds) < 1 || r.GetValue(databases) < 1 || r.GetValue(pathTrades) < 0)
+    {
+        r.AddError("--rate must be 0 or positive, --seconds, --databases and --trades positive");
+    }
+
+    if (r.GetValue(pathRate) == 0 && r.GetValue(pathTrades) == 0)
+    {
+        r.AddError("--rate 0 (unpaced) needs --trades");
+    }
+});
+path.SetAction(parse => Guarded(() =>
+{
+    int rate = parse.GetValue(pathRate);
+    int n = parse.GetValue(pathTrades) is > 0 and var given ? given : (int)Math.Max(10, (long)rate * parse.GetValue(pathSeconds) / 7);
+    return WholePath.Run(n, rate, parse.GetValue(databases), parse.GetValue(plot), parse.GetValue(samplesCsv), Console.Out);
+}));
+
 var fault = new Argument<string>("fault") { Description = "db-outage | kill (the persister) | kill-service (the matching service) | one-down" };
 var seconds = new Option<int>("--seconds") { Description = "db-outage: how long PostgreSQL stays down", DefaultValueFactory = _ => 60 };
 var points = new Option<int>("--points") { Description = "kill, kill-service: kill -9 points", DefaultValueFactory = _ => 10 };
@@ -204,7 +233,7 @@ cluster.SetAction(_ => Guarded(() =>
 
 var root = new RootCommand("RapidFix persister: the matching service's journals into PostgreSQL, exactly once, across a federation of databases.")
 {
-    migrate, run, query, detach, bench, faults, cluster,
+    migrate, run, query, detach, bench, path, faults, cluster,
 };
 return root.Parse(args).Invoke();
 
