@@ -170,8 +170,8 @@ internal static class Faults
         int port = scenario.StartService(log);
         using var persister = new Persistence.Persister(Options(scenario, rig.Writers, log, batch: 100));
         persister.Start();
-        // About two seconds of traffic between two kills, whatever the set's size.
-        int pace = Math.Max(7, scenario.Messages / (2 * (points + 1)));
+        // About four seconds of traffic between two kills, whatever the set's size.
+        int pace = Math.Max(7, scenario.Messages / (4 * (points + 1)));
         Exception? driveFailure = null;
         var drive = Task.Run(() =>
         {
@@ -187,14 +187,29 @@ internal static class Faults
         var random = new Random(seed);
         log.WriteLine($"service kill campaign: {points} points, seed {seed}, {pace} messages/s offered");
         int killed = 0;
+        long atRestart = 0;
         for (int point = 0; point < points && !drive.IsCompleted; point++)
         {
-            Thread.Sleep(500 + random.Next(2000));
+            // Kill once this incarnation is taking traffic (the persister has read records it journalled since the
+            // last restart: the driver is logged on again), plus a random 0-1000 ms; never during its start-up.
+            var deadline = DateTime.UtcNow.AddSeconds(120);
+            while (Interlocked.Read(ref persister.Counters[0].Records) <= atRestart + 1 && !drive.IsCompleted && DateTime.UtcNow < deadline)
+            {
+                Thread.Sleep(20);
+            }
+
+            Thread.Sleep(random.Next(1000));
+            if (drive.IsCompleted)
+            {
+                break;
+            }
+
             long records = Interlocked.Read(ref persister.Counters[0].Records);
             scenario.KillService();
             killed++;
             log.WriteLine($"kill {point + 1}: service killed (kill -9) with {records} records persisted; restarting it");
             scenario.StartService(log, port);
+            atRestart = Interlocked.Read(ref persister.Counters[0].Records);
         }
 
         drive.Wait();
