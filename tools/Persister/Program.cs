@@ -161,12 +161,14 @@ var path = new Command("path", "the whole path, FIX in to PostgreSQL: driver, se
 };
 path.Validators.Add(r =>
 {
-    if (r.GetValue(pathRate) < 0 || r.GetValue(pathSeconds) < 1 || r.GetValue(databases) < 1 || r.GetValue(pathTrades) < 0)
+    // Only what was given is checked (defaults are applied after validation).
+    bool Given(Option<int> option, int least) => r.GetResult(option) is { Implicit: false } && r.GetValue(option) < least;
+    if (Given(pathRate, 0) || Given(pathSeconds, 1) || Given(databases, 1) || Given(pathTrades, 1))
     {
         r.AddError("--rate must be 0 or positive, --seconds, --databases and --trades positive");
     }
 
-    if (r.GetValue(pathRate) == 0 && r.GetValue(pathTrades) == 0)
+    if (r.GetResult(pathRate) is { Implicit: false } && r.GetValue(pathRate) == 0 && r.GetResult(pathTrades) is not { Implicit: false })
     {
         r.AddError("--rate 0 (unpaced) needs --trades");
     }
