@@ -22,12 +22,7 @@ public sealed class IndexTests
     {
         using var rig = Rig.Create(1);
         using var dir = new TempDir();
-        int records = Bench.WriteJournals(dir.Path, trades: 3);
-        using (var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = dir.Path, Servers = rig.Writers }))
-        {
-            persister.Start();
-            persister.Drain();
-        }
+        int records = TestJournals.Persist(rig, dir.Path, trades: 3);
 
         using var c = new NpgsqlConnection(rig.Admins[0]);
         c.Open();
@@ -55,12 +50,7 @@ public sealed class IndexTests
     {
         using var rig = Rig.Create(1);
         using var dir = new TempDir();
-        Bench.WriteJournals(dir.Path, trades: 3);
-        using (var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = dir.Path, Servers = rig.Writers }))
-        {
-            persister.Start();
-            persister.Drain();
-        }
+        TestJournals.Persist(rig, dir.Path, trades: 3);
 
         using var c = new NpgsqlConnection(rig.Admins[0]);
         c.Open();

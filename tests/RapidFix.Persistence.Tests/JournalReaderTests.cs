@@ -16,15 +16,9 @@ public sealed class JournalReaderTests : IDisposable
 
     public void Dispose() => _dir.Dispose();
 
-    private JournalMessageStore OpenStore() => JournalMessageStore.Open(new JournalOptions
-    {
-        FilePath = JournalPath,
-        FlushPolicy = FlushPolicy.EveryMessage,
-        MaxMessages = 1000,
-        MaxBytes = 1 << 20,
-    }, DateTime.UtcNow);
+    private JournalMessageStore OpenStore() => TestJournals.OpenStore(JournalPath);
 
-    private static byte[] M(int i) => Encoding.ASCII.GetBytes($"message {i}");
+    private static byte[] M(int i) => TestJournals.M(i);
 
     private static int MessageRecordSize(int i) => 8 + 1 + 4 + M(i).Length;
 

@@ -38,12 +38,7 @@ public sealed class SchemaTests
     {
         using var rig = Rig.Create(1);
         using var dir = new TempDir();
-        Bench.WriteJournals(dir.Path, trades: 3);
-        using (var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = dir.Path, Servers = rig.Writers }))
-        {
-            persister.Start();
-            persister.Drain();
-        }
+        TestJournals.Persist(rig, dir.Path, trades: 3);
 
         using var admin = new NpgsqlConnection(rig.Admins[0]);
         admin.Open();

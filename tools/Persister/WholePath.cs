@@ -15,8 +15,8 @@ namespace RapidFix.Persister;
 /// </summary>
 internal static class WholePath
 {
-    /// <summary>One second of the run: records journalled and persisted so far, and rows stored.</summary>
-    internal readonly record struct Sample(double Seconds, long Journalled, long Persisted, long Rows);
+    /// <summary>One second of the run: records journalled and persisted so far, rows stored, and whether the driver was still sending.</summary>
+    internal readonly record struct Sample(double Seconds, long Journalled, long Persisted, long Rows, bool Sending);
 
     public static int Run(int trades, int rate, int databases, string? plot, string? csv, TextWriter output)
     {
@@ -45,7 +45,7 @@ internal static class WholePath
                 long journalled = counter.Count();
                 long persisted = persister.Counters.Sum(c => Interlocked.Read(ref c.Records));
                 long rows = persister.Counters.Sum(c => Interlocked.Read(ref c.Rows));
-                samples.Add(new Sample(clock.Elapsed.TotalSeconds, journalled, persisted, rows));
+                samples.Add(new Sample(clock.Elapsed.TotalSeconds, journalled, persisted, rows, !sent));
                 output.WriteLine($"  {clock.Elapsed.TotalSeconds,6:F0} s: journalled {journalled,10:N0}  persisted {persisted,10:N0}  backlog {journalled - persisted,9:N0}  rows {rows,11:N0}");
                 if (sent && persisted >= journalled)
                 {
@@ -84,12 +84,14 @@ internal static class WholePath
     }
 
     /// <summary>
-    /// Whether the backlog stayed bounded: over the second half of the offered traffic, its least-squares slope in
-    /// records per second (a backlog that grows by more than 1 % of the record rate is not sustained).
+    /// Whether the backlog stayed bounded: over the second half of the offered traffic (while the driver sends; the
+    /// drain after it says nothing about the rate), its least-squares slope in records per second (a backlog that
+    /// grows by more than 1 % of the record rate is not sustained).
     /// </summary>
     internal static (double Slope, bool Bounded) Backlog(IReadOnlyList<Sample> samples)
     {
-        var half = samples.Skip(samples.Count / 2).ToList();
+        var sending = samples.Where(s => s.Sending).ToList();
+        var half = sending.Skip(sending.Count / 2).ToList();
         if (half.Count < 2)
         {
             return (0, true);
@@ -125,7 +127,7 @@ internal static class WholePath
         long maxBacklog = samples.Max(s => s.Journalled - s.Persisted);
         output.WriteLine($"whole path: {last.Journalled:N0} records journalled and persisted in {last.Seconds:F0} s " +
                          $"({last.Persisted / last.Seconds:N0} records/s, {last.Rows / last.Seconds:N0} rows/s); largest backlog {maxBacklog:N0} records; " +
-                         $"backlog slope over the second half {slope:N0} records/s: {(bounded ? "BOUNDED" : "GROWING")}" +
+                         $"backlog slope over the second half of the sending {slope:N0} records/s: {(bounded ? "BOUNDED" : "GROWING")}" +
                          (rate > 0 ? $" at {rate:N0} messages/s offered" : ""));
     }
 
