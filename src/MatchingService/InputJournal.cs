@@ -1,4 +1,3 @@
-using System.Buffers.Binary;
 using RapidFix.Engine.Store;
 
 namespace RapidFix.MatchingService;
@@ -24,7 +23,7 @@ internal sealed class InputJournal : IDisposable
     private InputJournal(JournalMessageStore store, int maxMessageSize)
     {
         _store = store;
-        _record = new byte[maxMessageSize + 1 + 255 + 8];
+        _record = new byte[SenderRecord.SizeOf(SenderRecord.MaxSenderLength, maxMessageSize)];
         _next = store.NextSenderMsgSeqNum;
     }
 
@@ -87,17 +86,13 @@ internal sealed class InputJournal : IDisposable
     /// <summary>Appends one input (one writer at a time: the caller's lock). Anything but Ok stored nothing.</summary>
     public StoreWriteStatus Append(ReadOnlySpan<byte> participant, long generation, ReadOnlySpan<byte> message)
     {
-        int length = 1 + participant.Length + 8 + message.Length;
-        if (participant.Length > 255 || length > _record.Length)
+        int length = SenderRecord.Write(_record, participant, generation, message);
+        if (length == 0)
         {
             return StoreWriteStatus.EmptyMessage;
         }
 
         var record = _record.AsSpan(0, length);
-        record[0] = (byte)participant.Length;
-        participant.CopyTo(record.Slice(1));
-        BinaryPrimitives.WriteInt64LittleEndian(record.Slice(1 + participant.Length), generation);
-        message.CopyTo(record.Slice(1 + participant.Length + 8));
         var status = _store.Append(_next, record);
         if (status == StoreWriteStatus.Ok)
         {
@@ -113,23 +108,9 @@ internal sealed class InputJournal : IDisposable
     /// <summary>Every recovered input in order, the control record excluded (startup).</summary>
     public StoredMessageRange ReadAll() => _store.GetRange(2, 0);
 
-    /// <summary>Splits a record into its parts.</summary>
-    public static bool TryDecode(ReadOnlySpan<byte> record, out ReadOnlySpan<byte> participant, out long generation, out ReadOnlySpan<byte> message)
-    {
-        participant = default;
-        message = default;
-        generation = 0;
-        if (record.Length < 1 || record.Length < 1 + record[0] + 8)
-        {
-            return false;
-        }
-
-        int n = record[0];
-        participant = record.Slice(1, n);
-        generation = BinaryPrimitives.ReadInt64LittleEndian(record.Slice(1 + n));
-        message = record.Slice(1 + n + 8);
-        return true;
-    }
+    /// <summary>Splits a record into its parts (the layout is the engine's <see cref="SenderRecord"/>, which the persister reads too).</summary>
+    public static bool TryDecode(ReadOnlySpan<byte> record, out ReadOnlySpan<byte> participant, out long generation, out ReadOnlySpan<byte> message) =>
+        SenderRecord.TryDecode(record, out participant, out generation, out message);
 
     public void Dispose() => _store.Dispose();
 }

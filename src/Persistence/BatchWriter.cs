@@ -52,6 +52,11 @@ internal sealed class BatchWriter : IDisposable
         try
         {
             using var tx = _connection.BeginTransaction();
+            // No wait for the WAL flush at commit: the rows and the positions still commit atomically, so a server
+            // crash that loses the last commits loses them together, and the worker, which reads its positions from
+            // the database at every (re)connection, writes them again: exactly once holds, and the commit does not
+            // wait for a disk flush per batch (the service's journals, not the database, are the durable record).
+            Schema.Execute(_connection, "SET LOCAL synchronous_commit = off", tx);
             foreach (var r in records)
             {
                 if (r.Message is { } m && !_days.Contains(m.TradeDate))

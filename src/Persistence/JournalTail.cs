@@ -1,7 +1,4 @@
-using System.Buffers.Binary;
-using System.Numerics;
-using System.Runtime.InteropServices;
-using Microsoft.Win32.SafeHandles;
+using RapidFix.Engine.Store;
 
 namespace RapidFix.Persistence;
 
@@ -9,27 +6,18 @@ namespace RapidFix.Persistence;
 public readonly record struct JournalRecord(long Generation, int Seq, ReadOnlyMemory<byte> Payload);
 
 /// <summary>
-/// A read-only tail of a RapidFix journal file (the engine's <c>JournalMessageStore</c> format, docs/store.md: the
-/// magic <c>RFXJRN01</c>, then <c>[length u32][crc32c u32][type u8][payload]</c>). The engine's reader is internal
-/// and opens the file exclusively, so this is a second reader of the same documented format: it opens the file
-/// with <c>open(O_RDONLY)</c> (no lock, so the service that holds its exclusive lock is never blocked), reads what is
-/// complete and passes its CRC, and stops before a record that is not yet whole: the writer may be in the middle of
-/// it, so it is read again on the next poll. A file replaced by the service's compaction at startup (a new inode,
-/// or a shorter file) is reopened and read from the start; records already delivered are skipped by position
-/// (generation, number), which is what the persister commits, never a byte offset.
+/// A read-only tail of a RapidFix journal file, on the engine's one reader of the format
+/// (<see cref="JournalReader"/>, docs/store.md): it opens the file without a lock (the service that holds its
+/// exclusive lock is never blocked), delivers what is whole and passes its CRC, and stops before a record that is
+/// not yet whole: the writer may be in the middle of it, so it is read again on the next poll. A file replaced by
+/// the service's compaction at startup (a new inode, or a shorter file) is reopened and read from the start;
+/// records already delivered are skipped by position (generation, number), which is what the persister commits,
+/// never a byte offset.
 /// </summary>
-public sealed partial class JournalTail : IDisposable
+public sealed class JournalTail : IDisposable
 {
-    private const int FileHeaderSize = 8;
-    private const int RecordHeaderSize = 8;
-    private const byte Generation = 1;
-    private const byte Message = 2;
-
     private readonly string _path;
-    private SafeFileHandle? _handle;
-    private long _offset;
-    private long _generation;
-    private byte[] _buffer = new byte[64 * 1024];
+    private JournalReader? _reader;
 
     /// <summary>Tails <paramref name="path"/>, delivering only records after (<paramref name="generation"/>, <paramref name="seq"/>).</summary>
     public JournalTail(string path, long generation = 0, int seq = 0)
@@ -59,49 +47,15 @@ public sealed partial class JournalTail : IDisposable
         }
 
         int added = 0;
-        Span<byte> header = stackalloc byte[RecordHeaderSize];
-        while (added < max)
+        // Anything but a whole record: still being written (or torn: the service cuts it at its next start, and this waits).
+        while (added < max && _reader!.TryRead(out var record) == JournalReadStatus.Record)
         {
-            if (RandomAccess.Read(_handle!, header, _offset) < RecordHeaderSize)
+            if (record.IsMessage && (_reader.Generation, record.SeqNum).CompareTo(Position) > 0)
             {
-                break;
+                into.Add(new JournalRecord(_reader.Generation, record.SeqNum, record.Message.ToArray()));
+                Position = (_reader.Generation, record.SeqNum);
+                added++;
             }
-
-            uint length = BinaryPrimitives.ReadUInt32LittleEndian(header);
-            if (length < 1 || length > 512 * 1024 * 1024)
-            {
-                break; // zeros or a torn header: not (yet) a record
-            }
-
-            int size = RecordHeaderSize + (int)length;
-            if (_buffer.Length < size)
-            {
-                _buffer = new byte[Math.Max(size, _buffer.Length * 2)];
-            }
-
-            var record = _buffer.AsSpan(0, size);
-            if (RandomAccess.Read(_handle!, record, _offset) < size || !CrcMatches(record))
-            {
-                break; // still being written (or torn: the service cuts it at its next start, and this waits)
-            }
-
-            var body = record[RecordHeaderSize..];
-            if (body[0] == Generation && body.Length >= 9)
-            {
-                _generation = BinaryPrimitives.ReadInt64LittleEndian(body[1..]);
-            }
-            else if (body[0] == Message && body.Length > 5)
-            {
-                int seq = BinaryPrimitives.ReadInt32LittleEndian(body[1..]);
-                if ((_generation, seq).CompareTo(Position) > 0)
-                {
-                    into.Add(new JournalRecord(_generation, seq, body[5..].ToArray()));
-                    Position = (_generation, seq);
-                    added++;
-                }
-            }
-
-            _offset += size;
         }
 
         return added;
@@ -109,59 +63,32 @@ public sealed partial class JournalTail : IDisposable
 
     private bool EnsureOpen()
     {
-        if (_handle is not null && !Replaced())
+        if (_reader is not null && !Replaced())
         {
             return true;
         }
 
-        if (_handle is not null)
+        if (_reader is not null)
         {
             Reopens++;
-            _handle.Dispose();
-            _handle = null;
+            _reader.Dispose();
+            _reader = null;
         }
 
-        if (!File.Exists(_path))
-        {
-            return false;
-        }
-
-        int fd = OpenReadOnly(_path, 0 /* O_RDONLY */);
-        if (fd < 0)
-        {
-            return false;
-        }
-
-        var handle = new SafeFileHandle(fd, ownsHandle: true);
-        Span<byte> magic = stackalloc byte[FileHeaderSize];
-        if (RandomAccess.Read(handle, magic, 0) < FileHeaderSize)
-        {
-            handle.Dispose();
-            return false; // being created
-        }
-
-        if (!magic.SequenceEqual("RFXJRN01"u8))
-        {
-            handle.Dispose();
-            throw new InvalidDataException($"{_path} is not a RapidFix journal (its first bytes are not the journal header)");
-        }
-
-        _handle = handle;
-        _generation = 0;
-        _offset = FileHeaderSize;
-        return true;
+        _reader = JournalReader.OpenShared(_path);
+        return _reader is not null;
     }
 
     /// <summary>
-    /// Whether the path now names another file than the open handle (the service's compaction renames a new file
-    /// over the journal) or the file was cut below what was read (recovery cuts a torn tail). Journals only grow in
-    /// place, so: a path shorter than the handle, or a path longer than the handle even after the handle's length is
-    /// read again (a writer appending to the same file makes the handle at least as long), is another file.
+    /// Whether the path now names another file than the open one (the service's compaction renames a new file over
+    /// the journal) or the file was cut below what was read (recovery cuts a torn tail). Journals only grow in place,
+    /// so: a path shorter than the open file, or a path longer than the open file even after its length is read again
+    /// (a writer appending to the same file makes the open file at least as long), is another file.
     /// </summary>
     private bool Replaced()
     {
-        long handleLength = RandomAccess.GetLength(_handle!);
-        if (handleLength < _offset)
+        long openLength = _reader!.Length;
+        if (openLength < _reader.Offset)
         {
             return true;
         }
@@ -176,35 +103,8 @@ public sealed partial class JournalTail : IDisposable
             return true;
         }
 
-        return pathLength < handleLength || pathLength > RandomAccess.GetLength(_handle!);
+        return pathLength < openLength || pathLength > _reader.Length;
     }
 
-    private static bool CrcMatches(ReadOnlySpan<byte> record)
-    {
-        uint crc = 0xFFFF_FFFFu;
-        crc = Update(crc, record[..4]);
-        crc = Update(crc, record[RecordHeaderSize..]);
-        return BinaryPrimitives.ReadUInt32LittleEndian(record[4..]) == ~crc;
-    }
-
-    private static uint Update(uint crc, ReadOnlySpan<byte> data)
-    {
-        int i = 0;
-        for (; i + sizeof(ulong) <= data.Length; i += sizeof(ulong))
-        {
-            crc = BitOperations.Crc32C(crc, BinaryPrimitives.ReadUInt64LittleEndian(data[i..]));
-        }
-
-        for (; i < data.Length; i++)
-        {
-            crc = BitOperations.Crc32C(crc, data[i]);
-        }
-
-        return crc;
-    }
-
-    public void Dispose() => _handle?.Dispose();
-
-    [LibraryImport("libc", EntryPoint = "open", StringMarshalling = StringMarshalling.Utf8)]
-    private static partial int OpenReadOnly(string path, int flags);
+    public void Dispose() => _reader?.Dispose();
 }

@@ -1,5 +1,5 @@
-using System.Buffers.Binary;
 using System.Text;
+using RapidFix.Engine.Store;
 using RapidFix.Matching;
 
 namespace RapidFix.Persistence;
@@ -95,7 +95,7 @@ internal sealed class TradeIndex : IDisposable
 
             foreach (var record in _scratch)
             {
-                if (!InputRecord.TryDecode(record.Payload.Span, out var participant, out long generationOrDate, out var message))
+                if (!SenderRecord.TryDecode(record.Payload.Span, out var participant, out long generationOrDate, out var message))
                 {
                     continue;
                 }
@@ -136,27 +136,6 @@ internal sealed class TradeIndex : IDisposable
     public void Dispose() => _tail?.Dispose();
 }
 
-/// <summary>The input journal's record layout (docs/matching-service.md): [CompID length u8][CompID][generation i64][FIX message].</summary>
-internal static class InputRecord
-{
-    public static bool TryDecode(ReadOnlySpan<byte> record, out ReadOnlySpan<byte> participant, out long generation, out ReadOnlySpan<byte> message)
-    {
-        participant = default;
-        message = default;
-        generation = 0;
-        if (record.Length < 1 || record.Length < 1 + record[0] + 8)
-        {
-            return false;
-        }
-
-        int n = record[0];
-        participant = record.Slice(1, n);
-        generation = BinaryPrimitives.ReadInt64LittleEndian(record.Slice(1 + n));
-        message = record.Slice(1 + n + 8);
-        return true;
-    }
-}
-
 /// <summary>
 /// Turns journal records into rows and picks each record's server. The rule (docs/persistence.md): a message that
 /// names its trade's manager and broker (the seven inputs, the CLS) goes to server <c>TradePartition.Of(manager,
@@ -174,7 +153,7 @@ internal sealed class RowBuilder(TradeIndex index, int servers)
         string participant;
         if (source.IsInput)
         {
-            if (!InputRecord.TryDecode(payload, out var sender, out _, out message) || sender.Length == 0)
+            if (!SenderRecord.TryDecode(payload, out var sender, out _, out message) || sender.Length == 0)
             {
                 return rows; // the business-date record (or nothing we know): no message
             }

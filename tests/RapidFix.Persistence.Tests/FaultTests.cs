@@ -37,6 +37,14 @@ public sealed class FaultTests(ITestOutputHelper output) : IDisposable
     }
 
     [PostgresFact]
+    public void Matching_service_killed_at_random_points_restarts_no_acknowledged_message_lost_database_exactly_once()
+    {
+        var result = Faults.KillService(Path.Combine(_work.Path, "run"), Trades, points: 2, seed: 7, _log);
+        Assert.True(result.Ok, result + "\n" + _log);
+        Assert.True(result.Cls > 0, result.ToString());
+    }
+
+    [PostgresFact]
     public void One_of_two_databases_down_the_other_keeps_flowing_and_the_stalled_one_catches_up()
     {
         var (whileDown, atEnd) = Faults.OneOfTwoDown(Path.Combine(_work.Path, "run"), Trades, _log);

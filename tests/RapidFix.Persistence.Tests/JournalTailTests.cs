@@ -12,15 +12,9 @@ public sealed class JournalTailTests : IDisposable
 
     public void Dispose() => _dir.Dispose();
 
-    private JournalMessageStore OpenStore() => JournalMessageStore.Open(new JournalOptions
-    {
-        FilePath = JournalPath,
-        FlushPolicy = FlushPolicy.EveryMessage,
-        MaxMessages = 1000,
-        MaxBytes = 1 << 20,
-    }, DateTime.UtcNow);
+    private JournalMessageStore OpenStore() => TestJournals.OpenStore(JournalPath);
 
-    private static byte[] M(int i) => Encoding.ASCII.GetBytes($"message {i}");
+    private static byte[] M(int i) => TestJournals.M(i);
 
     private static List<JournalRecord> ReadAll(JournalTail tail)
     {

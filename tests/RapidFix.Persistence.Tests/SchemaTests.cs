@@ -38,12 +38,7 @@ public sealed class SchemaTests
     {
         using var rig = Rig.Create(1);
         using var dir = new TempDir();
-        Bench.WriteJournals(dir.Path, trades: 3);
-        using (var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = dir.Path, Servers = rig.Writers }))
-        {
-            persister.Start();
-            persister.Drain();
-        }
+        TestJournals.Persist(rig, dir.Path, trades: 3);
 
         using var admin = new NpgsqlConnection(rig.Admins[0]);
         admin.Open();
@@ -69,7 +64,7 @@ public sealed class SchemaTests
         Bench.WriteJournals(dir.Path, trades: 1);
         foreach (var (server, reason) in new[]
                  {
-                     (cluster.ConnectionString("empty"), "schema version 0, this persister needs 1: run the migrate command"),
+                     (cluster.ConnectionString("empty"), $"schema version 0, this persister needs {Schema.LatestVersion}: run the migrate command"),
                      (cluster.ConnectionString("empty", "postgres", "wrong"), "28P01"),
                  })
         {

@@ -1,5 +1,7 @@
 using System.Text;
+using RapidFix.Engine.Store;
 using RapidFix.Persistence;
+using RapidFix.Persister;
 
 namespace RapidFix.Persistence.Tests;
 
@@ -60,4 +62,30 @@ internal sealed class LogBuffer : StringWriter
     }
 
     public override Encoding Encoding => Encoding.UTF8;
+}
+
+/// <summary>Journals for the tests: the engine's own store writing numbered messages, and a persisted bench set.</summary>
+internal static class TestJournals
+{
+    /// <summary>Opens (or recovers) a store on <paramref name="path"/> that makes every message durable at once.</summary>
+    public static JournalMessageStore OpenStore(string path) => JournalMessageStore.Open(new JournalOptions
+    {
+        FilePath = path,
+        FlushPolicy = FlushPolicy.EveryMessage,
+        MaxMessages = 1000,
+        MaxBytes = 1 << 20,
+    }, DateTime.UtcNow);
+
+    /// <summary>The bytes of message <paramref name="i"/>: "message i".</summary>
+    public static byte[] M(int i) => Encoding.ASCII.GetBytes($"message {i}");
+
+    /// <summary>Writes the bench's journals of <paramref name="trades"/> trades into <paramref name="dir"/> and persists them all; returns the records.</summary>
+    public static int Persist(Rig rig, string dir, int trades)
+    {
+        int records = Bench.WriteJournals(dir, trades);
+        using var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = dir, Servers = rig.Writers });
+        persister.Start();
+        persister.Drain();
+        return records;
+    }
 }

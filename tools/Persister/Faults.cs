@@ -155,6 +155,81 @@ internal static class Faults
         return result;
     }
 
+    /// <summary>
+    /// kill -9 of the matching service at <paramref name="points"/> random moments while the driver sends (paced, so
+    /// traffic flows through every kill), restarted each time on the same port and data directory: the service
+    /// rebuilds itself from its input journal, the driver's sessions reconnect and resend what the service had not
+    /// journalled (sequence gap, ResendRequest), and the driver checks every answer against expected.csv (no
+    /// acknowledged message lost, no CLS twice, exit 1 otherwise). The persister, writing all along, must then hold
+    /// every record of the journals exactly once: the restarts compact the journals under its tails.
+    /// </summary>
+    public static CheckResult KillService(string work, int trades, int points, int seed, TextWriter log)
+    {
+        using var scenario = ServiceScenario.Generate(work, trades, seed: 19, log);
+        using var rig = Rig.Create(1);
+        int port = scenario.StartService(log);
+        using var persister = new Persistence.Persister(Options(scenario, rig.Writers, log, batch: 100));
+        persister.Start();
+        // About four seconds of traffic between two kills, whatever the set's size.
+        int pace = Math.Max(7, scenario.Messages / (4 * (points + 1)));
+        Exception? driveFailure = null;
+        var drive = Task.Run(() =>
+        {
+            try
+            {
+                scenario.Drive(port, log, pace);
+            }
+            catch (Exception e)
+            {
+                driveFailure = e;
+            }
+        });
+        var random = new Random(seed);
+        log.WriteLine($"service kill campaign: {points} points, seed {seed}, {pace} messages/s offered");
+        int killed = 0;
+        long atRestart = 0;
+        for (int point = 0; point < points && !drive.IsCompleted; point++)
+        {
+            // Kill once this incarnation is taking traffic (the persister has read records it journalled since the
+            // last restart: the driver is logged on again), plus a random 0-1000 ms; never during its start-up.
+            var deadline = DateTime.UtcNow.AddSeconds(120);
+            while (Interlocked.Read(ref persister.Counters[0].Records) <= atRestart + 1 && !drive.IsCompleted && DateTime.UtcNow < deadline)
+            {
+                Thread.Sleep(20);
+            }
+
+            Thread.Sleep(random.Next(1000));
+            if (drive.IsCompleted)
+            {
+                break;
+            }
+
+            long records = Interlocked.Read(ref persister.Counters[0].Records);
+            scenario.KillService();
+            killed++;
+            log.WriteLine($"kill {point + 1}: service killed (kill -9) with {records} records persisted; restarting it");
+            scenario.StartService(log, port);
+            atRestart = Interlocked.Read(ref persister.Counters[0].Records);
+        }
+
+        drive.Wait();
+        scenario.StopService();
+        persister.Drain();
+        var result = Checker.Check(rig.Admins, scenario.DataDirectory, scenario.Expected, scenario.Messages);
+        if (driveFailure is not null)
+        {
+            result.Mismatches.Add("the driver's own check failed (an acknowledged message lost, a CLS twice or a wrong answer): " + driveFailure.Message);
+        }
+
+        if (killed < points)
+        {
+            result.Mismatches.Add($"the driver finished after {killed} of {points} kills (the faults came too late to test anything)");
+        }
+
+        log.WriteLine($"service kill campaign: {killed} kills; {result}");
+        return result;
+    }
+
     /// <summary>Two databases, the second down for the run: the first gets all its partitions' rows; the second catches up when it returns.</summary>
     public static (CheckResult WhileDown, CheckResult AtEnd) OneOfTwoDown(string work, int trades, TextWriter log)
     {

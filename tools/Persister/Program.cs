@@ -149,10 +149,41 @@ var trades = new Option<int>("--trades") { Description = "trades in the run", De
 var bench = new Command("bench", "the persister alone: rows/s into one throwaway PostgreSQL with COPY, and the share of time waiting on it") { trades, batch };
 bench.SetAction(parse => Guarded(() => Bench.Run(parse.GetValue(trades), parse.GetValue(batch), Console.Out)));
 
-var fault = new Argument<string>("fault") { Description = "db-outage | kill | one-down" };
+var pathTrades = new Option<int>("--trades") { Description = "trades in the run (default: --rate x --seconds / 7, about 7 messages a trade)" };
+var pathRate = new Option<int>("--rate") { Description = "messages a second offered by the driver (0: as fast as it can: the degradation run)", DefaultValueFactory = _ => 10_000 };
+var pathSeconds = new Option<int>("--seconds") { Description = "how long to offer --rate (sets the trades when --trades is not given)", DefaultValueFactory = _ => 600 };
+var databases = new Option<int>("--databases") { Description = "PostgreSQL servers (clusters) the rows are federated across", DefaultValueFactory = _ => 1 };
+var plot = new Option<string?>("--plot") { Description = "write the throughput-against-stored-rows curve here (SVG)" };
+var samplesCsv = new Option<string?>("--csv") { Description = "write the per-second samples here (seconds, journalled, persisted, rows)" };
+var path = new Command("path", "the whole path, FIX in to PostgreSQL: driver, service, journals, persister, one or more databases; reports whether the journal backlog stays bounded")
+{
+    pathTrades, pathRate, pathSeconds, databases, plot, samplesCsv,
+};
+path.Validators.Add(r =>
+{
+    // Only what was given is checked (defaults are applied after validation).
+    bool Given(Option<int> option, int least) => r.GetResult(option) is { Implicit: false } && r.GetValue(option) < least;
+    if (Given(pathRate, 0) || Given(pathSeconds, 1) || Given(databases, 1) || Given(pathTrades, 1))
+    {
+        r.AddError("--rate must be 0 or positive, --seconds, --databases and --trades positive");
+    }
+
+    if (r.GetResult(pathRate) is { Implicit: false } && r.GetValue(pathRate) == 0 && r.GetResult(pathTrades) is not { Implicit: false })
+    {
+        r.AddError("--rate 0 (unpaced) needs --trades");
+    }
+});
+path.SetAction(parse => Guarded(() =>
+{
+    int rate = parse.GetValue(pathRate);
+    int n = parse.GetValue(pathTrades) is > 0 and var given ? given : (int)Math.Max(10, (long)rate * parse.GetValue(pathSeconds) / 7);
+    return WholePath.Run(n, rate, parse.GetValue(databases), parse.GetValue(plot), parse.GetValue(samplesCsv), Console.Out);
+}));
+
+var fault = new Argument<string>("fault") { Description = "db-outage | kill (the persister) | kill-service (the matching service) | one-down" };
 var seconds = new Option<int>("--seconds") { Description = "db-outage: how long PostgreSQL stays down", DefaultValueFactory = _ => 60 };
-var points = new Option<int>("--points") { Description = "kill: kill -9 points", DefaultValueFactory = _ => 10 };
-var seed = new Option<int>("--seed") { Description = "kill: random seed of the kill points (printed)", DefaultValueFactory = _ => Environment.TickCount & 0xFFFF };
+var points = new Option<int>("--points") { Description = "kill, kill-service: kill -9 points", DefaultValueFactory = _ => 10 };
+var seed = new Option<int>("--seed") { Description = "kill, kill-service: random seed of the kill points (printed)", DefaultValueFactory = _ => Environment.TickCount & 0xFFFF };
 var faultTrades = new Option<int>("--trades") { Description = "trades in the run", DefaultValueFactory = _ => 2_000 };
 var faults = new Command("fault", "a fault run against a real service run and throwaway databases, checked against the generator's expected outcomes")
 {
@@ -168,8 +199,9 @@ faults.SetAction(parse => Guarded(() =>
         {
             "db-outage" => Faults.DatabaseOutage(work, n, TimeSpan.FromSeconds(parse.GetValue(seconds)), Console.Out).Ok,
             "kill" => Faults.KillPersister(work, n, parse.GetValue(points), parse.GetValue(seed), Console.Out).Ok,
+            "kill-service" => Faults.KillService(work, n, parse.GetValue(points), parse.GetValue(seed), Console.Out).Ok,
             "one-down" => Faults.OneOfTwoDown(work, n, Console.Out) is var (down, end) && down.Ok && end.Ok,
-            var other => throw new ArgumentException($"unknown fault {other}: db-outage | kill | one-down"),
+            var other => throw new ArgumentException($"unknown fault {other}: db-outage | kill | kill-service | one-down"),
         };
         Console.WriteLine(ok ? "PASS" : "FAIL");
         return ok ? 0 : 1;
@@ -203,7 +235,7 @@ cluster.SetAction(_ => Guarded(() =>
 
 var root = new RootCommand("RapidFix persister: the matching service's journals into PostgreSQL, exactly once, across a federation of databases.")
 {
-    migrate, run, query, detach, bench, faults, cluster,
+    migrate, run, query, detach, bench, path, faults, cluster,
 };
 return root.Parse(args).Invoke();
 

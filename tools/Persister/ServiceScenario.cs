@@ -53,12 +53,15 @@ internal sealed class ServiceScenario : IDisposable
         return new ServiceScenario(work, expected, messages);
     }
 
-    /// <summary>Starts the service on the data directory and returns once it listens.</summary>
-    public int StartService(TextWriter log)
+    /// <summary>
+    /// Starts the service on the data directory and returns once it listens: on a free port, or on
+    /// <paramref name="port"/> (a restart after <see cref="KillService"/>: the participants reconnect to the same address).
+    /// </summary>
+    public int StartService(TextWriter log, int port = 0)
     {
         string config = Path.Combine(Work, "service.cfg");
         File.WriteAllText(config, Settings(Messages));
-        int port = PgCluster.FreePort();
+        port = port > 0 ? port : PgCluster.FreePort();
         var start = DotnetStart("RapidFix.MatchingService.dll", Work, "--config", config, "--port", port.ToString(CultureInfo.InvariantCulture),
             "--data-dir", DataDirectory, "--no-warm-up", "--business-date", BusinessDate.ToString(CultureInfo.InvariantCulture),
             "--log", Path.Combine(Work, "engine.log"));
@@ -106,6 +109,18 @@ internal sealed class ServiceScenario : IDisposable
         string last = Run(log, "RapidFix.TradeDriver.dll", Work, "verify", "--input", Path.Combine(Work, "set"), "--host", "127.0.0.1", "--port",
             port.ToString(CultureInfo.InvariantCulture), "--timeout", "300", "--pace", pace.ToString(CultureInfo.InvariantCulture));
         return last;
+    }
+
+    /// <summary>kill -9 of the service: no shutdown, its journals as the crash leaves them (the restart recovers them).</summary>
+    public void KillService()
+    {
+        if (_service is { } service)
+        {
+            service.Kill(entireProcessTree: true);
+            service.WaitForExit();
+            service.Dispose();
+            _service = null;
+        }
     }
 
     /// <summary>Stops the service cleanly (SIGTERM), so its journals are complete.</summary>

@@ -66,44 +66,23 @@ internal static partial class JournalFile
         byte[] buffer = new byte[64 * 1024];
         while (true)
         {
-            long remaining = length - offset;
-            if (remaining == 0)
+            // The same record check as every other reader of the format (JournalReader).
+            var status = JournalReader.ReadAt(handle, offset, length, ref buffer, out int recordSize);
+            if (status != JournalReadStatus.Record)
             {
+                long remaining = length - offset;
+                reason = status switch
+                {
+                    JournalReadStatus.End => null,
+                    JournalReadStatus.BadLength => $"the record at offset {offset} has length 0",
+                    JournalReadStatus.BadCrc => $"the record at offset {offset} fails its CRC",
+                    _ when remaining < JournalFormat.RecordHeaderSize => $"a record header at offset {offset} is incomplete",
+                    _ => $"the record at offset {offset} claims {recordSize - JournalFormat.RecordHeaderSize} bytes but only {remaining - JournalFormat.RecordHeaderSize} follow",
+                };
                 break;
-            }
-
-            if (remaining < JournalFormat.RecordHeaderSize)
-            {
-                reason = $"a record header at offset {offset} is incomplete";
-                break;
-            }
-
-            RandomAccess.Read(handle, buffer.AsSpan(0, JournalFormat.RecordHeaderSize), offset);
-            long bodyLength = BinaryPrimitives.ReadUInt32LittleEndian(buffer);
-            if (bodyLength < 1 || bodyLength > remaining - JournalFormat.RecordHeaderSize)
-            {
-                reason = bodyLength < 1
-                    ? $"the record at offset {offset} has length 0"
-                    : $"the record at offset {offset} claims {bodyLength} bytes but only {remaining - JournalFormat.RecordHeaderSize} follow";
-                break;
-            }
-
-            int recordSize = JournalFormat.RecordHeaderSize + (int)bodyLength;
-            if (buffer.Length < recordSize)
-            {
-                var larger = new byte[recordSize];
-                buffer.AsSpan(0, JournalFormat.RecordHeaderSize).CopyTo(larger);
-                buffer = larger;
             }
 
             var record = buffer.AsSpan(0, recordSize);
-            RandomAccess.Read(handle, record[JournalFormat.RecordHeaderSize..], offset + JournalFormat.RecordHeaderSize);
-            if (!JournalFormat.CrcMatches(record))
-            {
-                reason = $"the record at offset {offset} fails its CRC";
-                break;
-            }
-
             if (InvalidBody(record[JournalFormat.RecordHeaderSize..], isFirst: offset == JournalFormat.FileHeaderSize) is { } invalid)
             {
                 reason = $"the record at offset {offset} {invalid}";
