@@ -184,7 +184,8 @@ public class WriterTests
         Assert.True(fixture.Transport.Sends > 5_000);
     }
 
-    private static SendResult WriteExecution(FixSession session)
+    /// <summary>An ExecutionReport (ExecID EXE-1, two parties) through the typed writer.</summary>
+    internal static SendResult WriteExecution(FixSession session)
     {
         using var w = ExecutionReportWriter.Begin(session);
         w.OrderID("BRK-1"u8).ExecID("EXE-1"u8).ExecType(Values.ExecType.Trade).OrdStatus(Values.OrdStatus.PartiallyFilled);

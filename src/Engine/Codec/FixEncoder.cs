@@ -40,6 +40,9 @@ public sealed class FixEncoder
     /// <summary>Messages begun so far: an in-place writer sees whether another message took the buffer over.</summary>
     internal int Generation => _generation;
 
+    /// <summary>What was written after the first <paramref name="bodyLength"/> bytes of the body (an in-place writer's fields).</summary>
+    internal ReadOnlySpan<byte> WrittenAfter(int bodyLength) => new(_buffer, _bodyStart + bodyLength, _pos - _bodyStart - bodyLength);
+
     /// <summary>
     /// Starts a message in <paramref name="buffer"/>[<paramref name="offset"/>..+<paramref name="capacity"/>]:
     /// reserves the BeginString/BodyLength prefix and writes MsgType (35).

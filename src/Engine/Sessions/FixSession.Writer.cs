@@ -14,6 +14,12 @@ public sealed partial class FixSession
     private long _lastWriterToken;
     private int _writerGeneration;
 
+    // Where the writer's own fields start (the body length after the header), for the IToAppHook's body.
+    private int _writerBodyStart;
+
+    // Whether the open writer's message goes on the wire (logged on) or only into the store (SendWhileNotLoggedOn=Store).
+    private bool _writerLive;
+
     /// <summary>
     /// Starts an application message in the session's outbound buffer: the session writes the standard header
     /// (as <see cref="Send"/> does) and returns a writer for the body; <see cref="FixMessageWriter.Send"/> fixes up
@@ -22,8 +28,11 @@ public sealed partial class FixSession
     /// <remarks>
     /// The session's lock is held from here until <see cref="FixMessageWriter.Send"/> or
     /// <see cref="FixMessageWriter.Dispose"/> on the same thread: write the body without waiting on anything, and
-    /// use <c>using</c> so an exception cannot leave the lock held. When the session is not logged on, the writer
-    /// is closed at once: its fields are ignored and its Send returns <see cref="SendResult.NotLoggedOn"/>.
+    /// use <c>using</c> so an exception cannot leave the lock held. Send semantics are <see cref="Send"/>'s: the
+    /// application's <see cref="IToAppHook"/> sees (and may amend or veto) the message at Send; when the session is
+    /// not logged on, SendWhileNotLoggedOn=Store writes it all the same and Send stores it for the resend after logon
+    /// (<see cref="SendResult.Stored"/>), Refuse closes the writer at once: its fields are ignored and its Send
+    /// returns <see cref="SendResult.NotLoggedOn"/>.
     /// </remarks>
     /// <param name="msgType">MsgType (35), e.g. "D"u8 or a generated <c>MsgTypes.NewOrderSingleBytes</c>.</param>
     /// <param name="extraHeader">Additional header fields (PossResend, OnBehalfOf/DeliverTo routing...), "tag=value&lt;SOH&gt;" each.</param>
@@ -31,7 +40,8 @@ public sealed partial class FixSession
     {
         long started = EngineLatency.Start();
         Monitor.Enter(_sync);
-        if (!IsLoggedOn || _transport is null || _writerToken != 0)
+        bool live = IsLoggedOn && _transport is not null;
+        if ((!live && !StoresWhileNotLoggedOn) || _writerToken != 0)
         {
             // A second writer on the thread that holds the first would write into the same buffer: refuse it.
             bool nested = _writerToken != 0;
@@ -45,6 +55,8 @@ public sealed partial class FixSession
         }
 
         Begin(msgType, _store.NextSenderMsgSeqNum, new HeaderOptions(), extraHeader);
+        _writerBodyStart = _encoder.BodyLength;
+        _writerLive = live;
         _writerToken = ++_lastWriterToken;
         _writerGeneration = _encoder.Generation;
         return new FixMessageWriter(this, msgType, _writerToken, started);
@@ -76,7 +88,13 @@ public sealed partial class FixSession
                 ThrowWriterOverwritten();
             }
 
-            var result = Complete(msgType, 0, application: true);
+            // As Send: the hook sees the fields as written (and may append), then the wire or, not logged on, the store.
+            if (!PassesToApp(msgType, _encoder.WrittenAfter(_writerBodyStart)))
+            {
+                return SendResult.Vetoed;
+            }
+
+            var result = _writerLive ? Complete(msgType, 0, application: true) : StoreWhileNotLoggedOn();
             if (result == SendResult.Sent)
             {
                 _counters.ApplicationMessagesSent++;
@@ -140,7 +158,10 @@ public readonly ref struct FixMessageWriter
         _started = started;
     }
 
-    /// <summary>False when the session was not logged on at the start: fields are ignored, Send says NotLoggedOn.</summary>
+    /// <summary>
+    /// False when the session was not logged on at the start and SendWhileNotLoggedOn is Refuse: fields are ignored,
+    /// Send says NotLoggedOn. (With Store the writer is open and Send stores the message.)
+    /// </summary>
     public bool IsOpen => _token != 0;
 
     /// <summary>The session the message goes to.</summary>
