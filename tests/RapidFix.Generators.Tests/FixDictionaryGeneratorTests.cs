@@ -93,7 +93,7 @@ public class FixDictionaryGeneratorTests
                 sb.Append(tags.Count).Append('|');
                 sb.Append(Encoding.ASCII.GetString(tags[1].DeskTag)).Append('|');
                 sb.Append(tags[1].DeskWeight.ToString()).Append('|');
-                sb.Append(Tags.DeskStrategy).Append('|');
+                sb.Append(FieldTags.DeskStrategy).Append('|');
                 sb.Append(MsgTypes.DeskPingText).Append('|');
                 sb.Append(MessageCracker.Crack(new Handler(), message, null!).Reason);
                 return sb.ToString();
@@ -115,7 +115,7 @@ public class FixDictionaryGeneratorTests
         Assert.Null(run.GeneratorException);
         Assert.Empty(run.GeneratorDiagnostics);
         Assert.Empty(run.CompileErrors);
-        Assert.Contains("public const int DeskStrategy = 5001;", run.Sources["Firm.Fix44.Tags.g.cs"], StringComparison.Ordinal);
+        Assert.Contains("public const int DeskStrategy = 5001;", run.Sources["Firm.Fix44.FieldTags.g.cs"], StringComparison.Ordinal);
 
         var dictionary = DataDictionary.Load(new MemoryStream(Encoding.UTF8.GetBytes(CustomDictionary)), "firm44.xml");
         var wire = FixSamples.Wire("8=FIX.4.4|35=D|34=2|49=A|52=20261121-21:30:15.123|56=B|11=ORD-7|55=MSFT|54=2|5001=7|5002=2|5003=alpha|5004=0.25|5003=beta|5004=12.5|");
@@ -134,6 +134,26 @@ public class FixDictionaryGeneratorTests
         string msgTypes = run.Sources["Firm.Fix44.MsgTypes.g.cs"];
         Assert.Contains($"public const ulong DeskPing = {MsgTypeKey.Pack("U100"u8)}UL;", msgTypes, StringComparison.Ordinal);
         Assert.Contains($"public const ulong NewOrderSingle = {MsgTypeKey.Pack("D"u8)}UL;", msgTypes, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_file_that_imports_the_engine_fields_and_the_generated_namespace_names_both_tag_classes_without_ambiguity()
+    {
+        // The usual pair of imports of typed code: the value types (FixDecimal...) and the generated messages.
+        const string user = """
+            using RapidFix.Engine.Fields;
+            using Firm.Fix44;
+
+            public static class Both
+            {
+                public static int Sum() => Tags.MsgSeqNum + FieldTags.DeskStrategy + new FixDecimal(1, 0).Exponent;
+            }
+            """;
+        var run = GeneratorHarness.RunWith(user, new() { ["build_property.RootNamespace"] = "Firm" }, bind: true, ("firm44.xml", CustomDictionary));
+
+        Assert.Null(run.GeneratorException);
+        Assert.Empty(run.CompileErrors);
+        Assert.Contains("public static class FieldTags", run.Sources["Firm.Fix44.FieldTags.g.cs"], StringComparison.Ordinal);
     }
 
     [Fact]

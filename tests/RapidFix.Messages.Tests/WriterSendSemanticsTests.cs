@@ -2,7 +2,6 @@ using RapidFix.Engine.Codec;
 using RapidFix.Engine.Sessions;
 using RapidFix.Messages.Fix44;
 using RapidFix.Tests.Shared;
-using Tags = RapidFix.Messages.Fix44.Tags;
 
 namespace RapidFix.Messages.Tests;
 
@@ -157,14 +156,14 @@ public class WriterSendSemanticsTests
             _bodyLength = body.Length;
             msgType.CopyTo(_msgType);
             _msgTypeLength = msgType.Length;
-            if (VetoExecId is { } veto && Contains(body, Tags.ExecID, veto))
+            if (VetoExecId is { } veto && Contains(body, FieldTags.ExecID, veto))
             {
                 return ToAppDecision.DoNotSend;
             }
 
             if (AppendText is { } text)
             {
-                message.Add(Tags.Text, text);
+                message.Add(FieldTags.Text, text);
             }
 
             return ToAppDecision.Send;
