@@ -8,70 +8,11 @@ namespace RapidFix.Generators.Tests;
 
 public class FixDictionaryGeneratorTests
 {
-    /// <summary>A firm's own FIX 4.4 dialect: one standard message with a custom field (5001) and a custom group.</summary>
-    private const string CustomDictionary = """
-        <fix major="4" minor="4">
-          <header>
-            <field name="BeginString" required="Y"/>
-            <field name="BodyLength" required="Y"/>
-            <field name="MsgType" required="Y"/>
-            <field name="SenderCompID" required="Y"/>
-            <field name="TargetCompID" required="Y"/>
-            <field name="MsgSeqNum" required="Y"/>
-            <field name="SendingTime" required="Y"/>
-          </header>
-          <trailer>
-            <field name="CheckSum" required="Y"/>
-          </trailer>
-          <messages>
-            <message name="NewOrderSingle" msgtype="D" msgcat="app">
-              <field name="ClOrdID" required="Y"/>
-              <component name="Instrument" required="Y"/>
-              <field name="Side" required="Y"/>
-              <field name="OrderQty" required="N"/>
-              <field name="DeskStrategy" required="N"/>
-              <group name="NoDeskTags" required="N">
-                <field name="DeskTag" required="N"/>
-                <field name="DeskWeight" required="N"/>
-              </group>
-            </message>
-            <message name="DeskPing" msgtype="U100" msgcat="app">
-              <field name="DeskStrategy" required="Y"/>
-            </message>
-          </messages>
-          <components>
-            <component name="Instrument">
-              <field name="Symbol" required="Y"/>
-            </component>
-          </components>
-          <fields>
-            <field number="8" name="BeginString" type="STRING"/>
-            <field number="9" name="BodyLength" type="LENGTH"/>
-            <field number="10" name="CheckSum" type="STRING"/>
-            <field number="11" name="ClOrdID" type="STRING"/>
-            <field number="34" name="MsgSeqNum" type="SEQNUM"/>
-            <field number="35" name="MsgType" type="STRING">
-              <value enum="D" description="ORDER_SINGLE"/>
-              <value enum="U100" description="DESK_PING"/>
-            </field>
-            <field number="38" name="OrderQty" type="QTY"/>
-            <field number="49" name="SenderCompID" type="STRING"/>
-            <field number="52" name="SendingTime" type="UTCTIMESTAMP"/>
-            <field number="54" name="Side" type="CHAR">
-              <value enum="1" description="BUY"/>
-              <value enum="2" description="SELL"/>
-            </field>
-            <field number="55" name="Symbol" type="STRING"/>
-            <field number="56" name="TargetCompID" type="STRING"/>
-            <field number="5001" name="DeskStrategy" type="INT">
-              <value enum="7" description="TWAP_SLICE"/>
-            </field>
-            <field number="5002" name="NoDeskTags" type="NUMINGROUP"/>
-            <field number="5003" name="DeskTag" type="STRING"/>
-            <field number="5004" name="DeskWeight" type="PERCENTAGE"/>
-          </fields>
-        </fix>
-        """;
+    /// <summary>
+    /// A firm's own FIX 4.4 dialect (firm44.xml beside this file): one standard message with a custom field (5001)
+    /// and a custom group. The samples' tests build a project from the generator package with the same file.
+    /// </summary>
+    private static readonly string CustomDictionary = File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "firm44.xml"));
 
     /// <summary>User code compiled with the generated types: reads a message through them, writes nothing.</summary>
     private const string Probe = """

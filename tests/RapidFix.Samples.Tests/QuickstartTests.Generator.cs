@@ -2,49 +2,12 @@ namespace RapidFix.Samples.Tests;
 
 /// <summary>
 /// The generator as a firm meets it: the RapidFix.Generators package added to a new project whose own FIX 4.4
-/// dialect (a custom field, 5001 DeskStrategy, on NewOrderSingle) is an AdditionalFiles item; the build generates
-/// typed messages for it and the program reads the custom field through its typed accessor.
+/// dialect (the generator tests' firm44.xml: a custom field, 5001 DeskStrategy, on NewOrderSingle) is an
+/// AdditionalFiles item; the build generates typed messages for it and the program reads the custom field through
+/// its typed accessor.
 /// </summary>
 public sealed partial class QuickstartTests
 {
-    private const string FirmDictionary = """
-        <fix major="4" minor="4">
-          <header>
-            <field name="BeginString" required="Y"/>
-            <field name="BodyLength" required="Y"/>
-            <field name="MsgType" required="Y"/>
-            <field name="SenderCompID" required="Y"/>
-            <field name="TargetCompID" required="Y"/>
-            <field name="MsgSeqNum" required="Y"/>
-            <field name="SendingTime" required="Y"/>
-          </header>
-          <trailer>
-            <field name="CheckSum" required="Y"/>
-          </trailer>
-          <messages>
-            <message name="NewOrderSingle" msgtype="D" msgcat="app">
-              <field name="ClOrdID" required="Y"/>
-              <field name="DeskStrategy" required="N"/>
-            </message>
-          </messages>
-          <components/>
-          <fields>
-            <field number="8" name="BeginString" type="STRING"/>
-            <field number="9" name="BodyLength" type="LENGTH"/>
-            <field number="10" name="CheckSum" type="STRING"/>
-            <field number="11" name="ClOrdID" type="STRING"/>
-            <field number="34" name="MsgSeqNum" type="SEQNUM"/>
-            <field number="35" name="MsgType" type="STRING"/>
-            <field number="49" name="SenderCompID" type="STRING"/>
-            <field number="52" name="SendingTime" type="UTCTIMESTAMP"/>
-            <field number="56" name="TargetCompID" type="STRING"/>
-            <field number="5001" name="DeskStrategy" type="INT">
-              <value enum="7" description="TWAP_SLICE"/>
-            </field>
-          </fields>
-        </fix>
-        """;
-
     /// <summary>Encodes an order with the custom field, parses it with the dialect and reads it through the generated types.</summary>
     private const string FirmProgram = """
         using RapidFix.Engine.Codec;
@@ -55,6 +18,10 @@ public sealed partial class QuickstartTests
         var buffer = new byte[512];
         var encoder = new FixEncoder();
         encoder.Begin(buffer, 0, buffer.Length, "FIX.4.4"u8, MsgTypes.NewOrderSingleBytes);
+        encoder.Add(FieldTags.MsgSeqNum, 1L);
+        encoder.Add(FieldTags.SenderCompID, "FIRM"u8);
+        encoder.AddTimestamp(FieldTags.SendingTime, 1_795_000_000_000_000_000);
+        encoder.Add(FieldTags.TargetCompID, "BROKER"u8);
         encoder.Add(FieldTags.ClOrdID, "ORD-7"u8);
         encoder.Add(FieldTags.DeskStrategy, Values.DeskStrategy.TwapSlice);
         encoder.Finish(out var encoded);
@@ -72,7 +39,7 @@ public sealed partial class QuickstartTests
 
         string program = NewConsoleProject("FirmDialect", FirmProgram, folder =>
         {
-            File.WriteAllText(Path.Combine(folder, "firm44.xml"), FirmDictionary);
+            File.Copy(Path.Combine(Programs.Root, "tests", "RapidFix.Generators.Tests", "firm44.xml"), Path.Combine(folder, "firm44.xml"));
             File.WriteAllText(Path.Combine(folder, "Directory.Build.targets"), """
                 <Project>
                   <ItemGroup>
