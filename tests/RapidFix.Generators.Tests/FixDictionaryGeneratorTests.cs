@@ -8,70 +8,11 @@ namespace RapidFix.Generators.Tests;
 
 public class FixDictionaryGeneratorTests
 {
-    /// <summary>A firm's own FIX 4.4 dialect: one standard message with a custom field (5001) and a custom group.</summary>
-    private const string CustomDictionary = """
-        <fix major="4" minor="4">
-          <header>
-            <field name="BeginString" required="Y"/>
-            <field name="BodyLength" required="Y"/>
-            <field name="MsgType" required="Y"/>
-            <field name="SenderCompID" required="Y"/>
-            <field name="TargetCompID" required="Y"/>
-            <field name="MsgSeqNum" required="Y"/>
-            <field name="SendingTime" required="Y"/>
-          </header>
-          <trailer>
-            <field name="CheckSum" required="Y"/>
-          </trailer>
-          <messages>
-            <message name="NewOrderSingle" msgtype="D" msgcat="app">
-              <field name="ClOrdID" required="Y"/>
-              <component name="Instrument" required="Y"/>
-              <field name="Side" required="Y"/>
-              <field name="OrderQty" required="N"/>
-              <field name="DeskStrategy" required="N"/>
-              <group name="NoDeskTags" required="N">
-                <field name="DeskTag" required="N"/>
-                <field name="DeskWeight" required="N"/>
-              </group>
-            </message>
-            <message name="DeskPing" msgtype="U100" msgcat="app">
-              <field name="DeskStrategy" required="Y"/>
-            </message>
-          </messages>
-          <components>
-            <component name="Instrument">
-              <field name="Symbol" required="Y"/>
-            </component>
-          </components>
-          <fields>
-            <field number="8" name="BeginString" type="STRING"/>
-            <field number="9" name="BodyLength" type="LENGTH"/>
-            <field number="10" name="CheckSum" type="STRING"/>
-            <field number="11" name="ClOrdID" type="STRING"/>
-            <field number="34" name="MsgSeqNum" type="SEQNUM"/>
-            <field number="35" name="MsgType" type="STRING">
-              <value enum="D" description="ORDER_SINGLE"/>
-              <value enum="U100" description="DESK_PING"/>
-            </field>
-            <field number="38" name="OrderQty" type="QTY"/>
-            <field number="49" name="SenderCompID" type="STRING"/>
-            <field number="52" name="SendingTime" type="UTCTIMESTAMP"/>
-            <field number="54" name="Side" type="CHAR">
-              <value enum="1" description="BUY"/>
-              <value enum="2" description="SELL"/>
-            </field>
-            <field number="55" name="Symbol" type="STRING"/>
-            <field number="56" name="TargetCompID" type="STRING"/>
-            <field number="5001" name="DeskStrategy" type="INT">
-              <value enum="7" description="TWAP_SLICE"/>
-            </field>
-            <field number="5002" name="NoDeskTags" type="NUMINGROUP"/>
-            <field number="5003" name="DeskTag" type="STRING"/>
-            <field number="5004" name="DeskWeight" type="PERCENTAGE"/>
-          </fields>
-        </fix>
-        """;
+    /// <summary>
+    /// A firm's own FIX 4.4 dialect (firm44.xml beside this file): one standard message with a custom field (5001)
+    /// and a custom group. The samples' tests build a project from the generator package with the same file.
+    /// </summary>
+    private static readonly string CustomDictionary = File.ReadAllText(Path.Combine(AppContext.BaseDirectory, "firm44.xml"));
 
     /// <summary>User code compiled with the generated types: reads a message through them, writes nothing.</summary>
     private const string Probe = """
@@ -93,7 +34,7 @@ public class FixDictionaryGeneratorTests
                 sb.Append(tags.Count).Append('|');
                 sb.Append(Encoding.ASCII.GetString(tags[1].DeskTag)).Append('|');
                 sb.Append(tags[1].DeskWeight.ToString()).Append('|');
-                sb.Append(Tags.DeskStrategy).Append('|');
+                sb.Append(FieldTags.DeskStrategy).Append('|');
                 sb.Append(MsgTypes.DeskPingText).Append('|');
                 sb.Append(MessageCracker.Crack(new Handler(), message, null!).Reason);
                 return sb.ToString();
@@ -115,7 +56,7 @@ public class FixDictionaryGeneratorTests
         Assert.Null(run.GeneratorException);
         Assert.Empty(run.GeneratorDiagnostics);
         Assert.Empty(run.CompileErrors);
-        Assert.Contains("public const int DeskStrategy = 5001;", run.Sources["Firm.Fix44.Tags.g.cs"], StringComparison.Ordinal);
+        Assert.Contains("public const int DeskStrategy = 5001;", run.Sources["Firm.Fix44.FieldTags.g.cs"], StringComparison.Ordinal);
 
         var dictionary = DataDictionary.Load(new MemoryStream(Encoding.UTF8.GetBytes(CustomDictionary)), "firm44.xml");
         var wire = FixSamples.Wire("8=FIX.4.4|35=D|34=2|49=A|52=20261121-21:30:15.123|56=B|11=ORD-7|55=MSFT|54=2|5001=7|5002=2|5003=alpha|5004=0.25|5003=beta|5004=12.5|");
@@ -134,6 +75,26 @@ public class FixDictionaryGeneratorTests
         string msgTypes = run.Sources["Firm.Fix44.MsgTypes.g.cs"];
         Assert.Contains($"public const ulong DeskPing = {MsgTypeKey.Pack("U100"u8)}UL;", msgTypes, StringComparison.Ordinal);
         Assert.Contains($"public const ulong NewOrderSingle = {MsgTypeKey.Pack("D"u8)}UL;", msgTypes, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void A_file_that_imports_the_engine_fields_and_the_generated_namespace_names_both_tag_classes_without_ambiguity()
+    {
+        // The usual pair of imports of typed code: the value types (FixDecimal...) and the generated messages.
+        const string user = """
+            using RapidFix.Engine.Fields;
+            using Firm.Fix44;
+
+            public static class Both
+            {
+                public static int Sum() => Tags.MsgSeqNum + FieldTags.DeskStrategy + new FixDecimal(1, 0).Exponent;
+            }
+            """;
+        var run = GeneratorHarness.RunWith(user, new() { ["build_property.RootNamespace"] = "Firm" }, bind: true, ("firm44.xml", CustomDictionary));
+
+        Assert.Null(run.GeneratorException);
+        Assert.Empty(run.CompileErrors);
+        Assert.Contains("public static class FieldTags", run.Sources["Firm.Fix44.FieldTags.g.cs"], StringComparison.Ordinal);
     }
 
     [Fact]

@@ -2,7 +2,6 @@ using RapidFix.Engine.Codec;
 using RapidFix.Engine.Fields;
 using RapidFix.Messages.Fix44;
 using RapidFix.Tests.Shared;
-using Tags = RapidFix.Messages.Fix44.Tags;
 
 namespace RapidFix.Messages.Tests;
 
@@ -26,7 +25,7 @@ public class AccessorTests
         Assert.Equal(Values.HandlInst.AutomatedExecutionOrderPrivate, order.HandlInst);
         Assert.Equal(new FixDecimal(1500, 0), order.OrderQty);
         Assert.Equal(new FixDecimal(41237, -2), order.Price);
-        Assert.True(message.TryGetTimestamp(Tags.TransactTime, out var transact));
+        Assert.True(message.TryGetTimestamp(FieldTags.TransactTime, out var transact));
         Assert.Equal(transact, order.TransactTime);
         Assert.True(order.TryGetPrice(out var price) && price == new FixDecimal(41237, -2));
         Assert.False(order.TryGetStopPx(out _));
@@ -63,7 +62,7 @@ public class AccessorTests
     {
         var message = Fix44Views.Parse(FixSamples.BuildSnapshot(10));
         var snapshot = new MarketDataSnapshotFullRefresh(message);
-        var untyped = message.GetGroup(Tags.NoMDEntries);
+        var untyped = message.GetGroup(FieldTags.NoMDEntries);
 
         Assert.Equal("MDREQ-1"u8.ToArray(), snapshot.MDReqID.ToArray());
         Assert.Equal(10, snapshot.NoMDEntries.Count);
@@ -71,7 +70,7 @@ public class AccessorTests
         {
             var entry = snapshot.NoMDEntries[i];
             Assert.Equal(i % 2 == 0 ? Values.MDEntryType.Bid : Values.MDEntryType.Offer, entry.MDEntryType);
-            Assert.True(untyped[i].TryGetDecimal(Tags.MDEntryPx, out var px));
+            Assert.True(untyped[i].TryGetDecimal(FieldTags.MDEntryPx, out var px));
             Assert.Equal(px, entry.MDEntryPx);
             Assert.Equal(new FixDecimal(100 * (i + 1), 0), entry.MDEntrySize);
             Assert.Equal("USD"u8.ToArray(), entry.Currency.ToArray());
@@ -103,7 +102,7 @@ public class AccessorTests
     [Fact]
     public void Generated_constants_match_the_engine()
     {
-        Assert.Equal(RapidFix.Engine.Fields.Tags.ClOrdID, Tags.ClOrdID);
+        Assert.Equal(RapidFix.Engine.Fields.Tags.ClOrdID, FieldTags.ClOrdID);
         Assert.Equal(MsgTypes.NewOrderSingle, MsgTypeKey.Pack("D"u8));
         Assert.Equal(MsgTypes.TradeCaptureReport, MsgTypeKey.Pack("AE"u8));
         Assert.Equal("AE", MsgTypes.TradeCaptureReportText);

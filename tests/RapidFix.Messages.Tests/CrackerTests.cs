@@ -63,9 +63,9 @@ public class CrackerTests
         Assert.Equal(sendsAfterOrder + 1, fixture.Transport.Sends);
         var reject = fixture.LastSent();
         Assert.True(reject.MsgType.SequenceEqual("j"u8));
-        Assert.True(reject.TryGetInt(Tags.BusinessRejectReason, out int reason));
+        Assert.True(reject.TryGetInt(FieldTags.BusinessRejectReason, out int reason));
         Assert.Equal(Values.BusinessRejectReason.UnsupportedMessageType, reason);
-        Assert.True(reject.TryGetInt(Tags.RefSeqNum, out int refSeq) && refSeq == 3);
+        Assert.True(reject.TryGetInt(FieldTags.RefSeqNum, out int refSeq) && refSeq == 3);
     }
 
     [Fact]

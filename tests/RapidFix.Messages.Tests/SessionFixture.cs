@@ -14,7 +14,7 @@ namespace RapidFix.Messages.Tests;
 /// </summary>
 internal sealed class SessionFixture
 {
-    public SessionFixture(IFixApplication? application = null, string beginString = "FIX.4.4")
+    public SessionFixture(IFixApplication? application = null, string beginString = "FIX.4.4", string settingsLines = "")
     {
         var settings = SettingsFile.Parse($"""
             [DEFAULT]
@@ -26,12 +26,28 @@ internal sealed class SessionFixture
             BeginString={beginString}
             SenderCompID=BROKER01
             TargetCompID=CLIENT01
+            {settingsLines}
             """, "typed.cfg");
         Options = FixSessionOptions.FromSettings(settings.Sessions[0]);
         Store = new MemoryMessageStore(10_000, 1 << 24, DateTime.UtcNow);
         Session = new FixSession(Options, Store, application ?? new FixApplicationBase());
         Assert.True(Session.TryAttach(Transport));
         Receive("A", 1, "98=0|108=30|");
+        Assert.True(Session.IsLoggedOn);
+    }
+
+    /// <summary>The counterparty disconnects: the session is no longer logged on.</summary>
+    public void Disconnect()
+    {
+        Session.OnDisconnected(Transport, DisconnectReason.PeerClosed);
+        Assert.False(Session.IsLoggedOn);
+    }
+
+    /// <summary>The counterparty connects again and logs on with <paramref name="seq"/>.</summary>
+    public void Reconnect(int seq)
+    {
+        Assert.True(Session.TryAttach(Transport));
+        Receive("A", seq, "98=0|108=30|");
         Assert.True(Session.IsLoggedOn);
     }
 

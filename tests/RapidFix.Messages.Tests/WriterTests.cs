@@ -5,7 +5,6 @@ using RapidFix.Engine.Sessions;
 using RapidFix.Engine.Validation;
 using RapidFix.Messages.Fix44;
 using RapidFix.Tests.Shared;
-using Tags = RapidFix.Messages.Fix44.Tags;
 
 namespace RapidFix.Messages.Tests;
 
@@ -47,24 +46,24 @@ public class WriterTests
 
         WriteExecution(typed.Session);
         var body = new FixBodyWriter(new byte[1024]);
-        body.Add(Tags.OrderID, "BRK-1"u8);
-        body.Add(Tags.ExecID, "EXE-1"u8);
-        body.AddChar(Tags.ExecType, Values.ExecType.Trade);
-        body.AddChar(Tags.OrdStatus, Values.OrdStatus.PartiallyFilled);
-        body.Add(Tags.NoPartyIDs, 2L);
-        body.Add(Tags.PartyID, "DESK1"u8);
-        body.AddChar(Tags.PartyIDSource, Values.PartyIDSource.ProprietaryCustomCode);
-        body.Add(Tags.PartyRole, Values.PartyRole.ExecutingFirm);
-        body.Add(Tags.PartyID, "TRADER9"u8);
-        body.AddChar(Tags.PartyIDSource, Values.PartyIDSource.ProprietaryCustomCode);
-        body.Add(Tags.PartyRole, Values.PartyRole.OrderOriginationTrader);
-        body.Add(Tags.Symbol, "MSFT"u8);
-        body.AddChar(Tags.Side, Values.Side.Buy);
-        body.Add(Tags.LeavesQty, new FixDecimal(1000, 0));
-        body.Add(Tags.CumQty, new FixDecimal(500, 0));
-        body.Add(Tags.AvgPx, new FixDecimal(41235, -2));
-        body.Add(Tags.LastPx, new FixDecimal(41235, -2));
-        body.AddTimestamp(Tags.TransactTime, TransactTime);
+        body.Add(FieldTags.OrderID, "BRK-1"u8);
+        body.Add(FieldTags.ExecID, "EXE-1"u8);
+        body.AddChar(FieldTags.ExecType, Values.ExecType.Trade);
+        body.AddChar(FieldTags.OrdStatus, Values.OrdStatus.PartiallyFilled);
+        body.Add(FieldTags.NoPartyIDs, 2L);
+        body.Add(FieldTags.PartyID, "DESK1"u8);
+        body.AddChar(FieldTags.PartyIDSource, Values.PartyIDSource.ProprietaryCustomCode);
+        body.Add(FieldTags.PartyRole, Values.PartyRole.ExecutingFirm);
+        body.Add(FieldTags.PartyID, "TRADER9"u8);
+        body.AddChar(FieldTags.PartyIDSource, Values.PartyIDSource.ProprietaryCustomCode);
+        body.Add(FieldTags.PartyRole, Values.PartyRole.OrderOriginationTrader);
+        body.Add(FieldTags.Symbol, "MSFT"u8);
+        body.AddChar(FieldTags.Side, Values.Side.Buy);
+        body.Add(FieldTags.LeavesQty, new FixDecimal(1000, 0));
+        body.Add(FieldTags.CumQty, new FixDecimal(500, 0));
+        body.Add(FieldTags.AvgPx, new FixDecimal(41235, -2));
+        body.Add(FieldTags.LastPx, new FixDecimal(41235, -2));
+        body.AddTimestamp(FieldTags.TransactTime, TransactTime);
         Assert.Equal(SendResult.Sent, copied.Session.Send(MsgTypes.ExecutionReportBytes, body.Written));
 
         Assert.Equal(WithoutSendingTime(copied.Transport.Last), WithoutSendingTime(typed.Transport.Last));
@@ -184,7 +183,8 @@ public class WriterTests
         Assert.True(fixture.Transport.Sends > 5_000);
     }
 
-    private static SendResult WriteExecution(FixSession session)
+    /// <summary>An ExecutionReport (ExecID EXE-1, two parties) through the typed writer.</summary>
+    internal static SendResult WriteExecution(FixSession session)
     {
         using var w = ExecutionReportWriter.Begin(session);
         w.OrderID("BRK-1"u8).ExecID("EXE-1"u8).ExecType(Values.ExecType.Trade).OrdStatus(Values.OrdStatus.PartiallyFilled);

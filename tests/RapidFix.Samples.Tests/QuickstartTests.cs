@@ -24,26 +24,12 @@ public sealed partial class QuickstartTests : IDisposable
         Assert.True(acceptorCode.Split('\n').Length < 40, "the README's acceptor is meant to stay under 40 lines");
         Assert.True(initiatorCode.Split('\n').Length < 40, "the README's initiator is meant to stay under 40 lines");
 
-        // The libraries built for every target framework (up to date after a solution build), then packed with a
-        // version of this run's own (the machine's package cache keeps versions).
-        foreach (var project in new[] { "src/Fast/RapidFix.Fast.csproj", "src/Matching/RapidFix.Matching.csproj" })
-        {
-            DotNet(Programs.Root, "build", Path.Combine(Programs.Root, project), "-c", Programs.Configuration, "-nologo");
-        }
-
-        string feed = Path.Combine(_directory, "feed");
-        foreach (var project in new[] { "src/Telemetry/RapidFix.Telemetry.csproj", "src/Fields/RapidFix.Fields.csproj", "src/Pools/RapidFix.Pools.csproj", "src/Engine/RapidFix.Engine.csproj", "src/Fast/RapidFix.Fast.csproj", "src/Matching/RapidFix.Matching.csproj" })
-        {
-            DotNet(Programs.Root, "pack", Path.Combine(Programs.Root, project), "-c", Programs.Configuration, "--no-build", "-o", feed,
-                "-p:MinVerSkip=true", $"-p:PackageVersion={_version}");
-        }
-
+        string feed = PackIntoFeed("src/Fast/RapidFix.Fast.csproj", "src/Matching/RapidFix.Matching.csproj", "src/Messages/RapidFix.Messages.Fix44/RapidFix.Messages.Fix44.csproj");
         Assert.Contains($"RapidFix.Engine.{_version}.nupkg", Directory.GetFiles(feed).Select(Path.GetFileName));
         Assert.Contains($"RapidFix.Engine.{_version}.snupkg", Directory.GetFiles(feed).Select(Path.GetFileName));
-        File.WriteAllText(Path.Combine(_directory, "NuGet.config"), NuGetConfig(feed));
 
-        string acceptor = NewConsoleProject("QuickAcceptor", acceptorCode);
-        string initiator = NewConsoleProject("QuickInitiator", initiatorCode);
+        string acceptor = NewConsoleProject("QuickAcceptor", acceptorCode, "RapidFix.Engine", "RapidFix.Messages.Fix44");
+        string initiator = NewConsoleProject("QuickInitiator", initiatorCode, "RapidFix.Engine", "RapidFix.Messages.Fix44");
 
         string port = FreePort().ToString(System.Globalization.CultureInfo.InvariantCulture);
         using var acceptorProcess = ChildProcess.StartProgram(acceptor, port);
@@ -72,7 +58,7 @@ public sealed partial class QuickstartTests : IDisposable
         string cache = Environment.GetEnvironmentVariable("NUGET_PACKAGES") is { Length: > 0 } configured
             ? configured
             : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".nuget", "packages");
-        foreach (var id in new[] { "rapidfix.pools", "rapidfix.engine", "rapidfix.fast", "rapidfix.matching" })
+        foreach (var id in new[] { "rapidfix.telemetry", "rapidfix.fields", "rapidfix.pools", "rapidfix.engine", "rapidfix.fast", "rapidfix.matching", "rapidfix.messages.fix44", "rapidfix.generators" })
         {
             string folder = Path.Combine(cache, id, _version);
             if (Directory.Exists(folder))
@@ -90,13 +76,44 @@ public sealed partial class QuickstartTests : IDisposable
         return match.Groups["code"].Value;
     }
 
-    /// <summary>A new console project with the README's code and the Engine package; returns its built program.</summary>
-    private string NewConsoleProject(string name, string code)
+    /// <summary>
+    /// The libraries built for every target framework (up to date after a solution build), then Telemetry, Fields, Pools, Engine and
+    /// <paramref name="projects"/> packed with a version of this run's own (the machine's package cache keeps
+    /// versions) into a local feed, which the NuGet.config of the test's folder lists first; returns the feed.
+    /// </summary>
+    private string PackIntoFeed(params string[] projects)
+    {
+        foreach (var project in projects)
+        {
+            DotNet(Programs.Root, "build", Path.Combine(Programs.Root, project), "-c", Programs.Configuration, "-nologo");
+        }
+
+        string feed = Path.Combine(_directory, "feed");
+        foreach (var project in new[] { "src/Telemetry/RapidFix.Telemetry.csproj", "src/Fields/RapidFix.Fields.csproj", "src/Pools/RapidFix.Pools.csproj", "src/Engine/RapidFix.Engine.csproj" }.Concat(projects))
+        {
+            DotNet(Programs.Root, "pack", Path.Combine(Programs.Root, project), "-c", Programs.Configuration, "--no-build", "-o", feed,
+                "-p:MinVerSkip=true", $"-p:PackageVersion={_version}");
+        }
+
+        File.WriteAllText(Path.Combine(_directory, "NuGet.config"), NuGetConfig(feed));
+        return feed;
+    }
+
+    /// <summary>A new console project with <paramref name="code"/> and <paramref name="packages"/> from the feed; returns its built program.</summary>
+    private string NewConsoleProject(string name, string code, params string[] packages) => NewConsoleProject(name, code, _ => { }, packages);
+
+    /// <summary>As above, <paramref name="prepare"/> given the project's folder before the build.</summary>
+    private string NewConsoleProject(string name, string code, Action<string> prepare, params string[] packages)
     {
         string folder = Path.Combine(_directory, name);
         DotNet(_directory, "new", "console", "--framework", "net10.0", "--output", folder, "--name", name);
         File.WriteAllText(Path.Combine(folder, "Program.cs"), code);
-        DotNet(folder, "add", "package", "RapidFix.Engine", "--version", _version);
+        foreach (var package in packages)
+        {
+            DotNet(folder, "add", "package", package, "--version", _version);
+        }
+
+        prepare(folder);
         DotNet(folder, "build", "-c", "Release", "-nologo");
         string program = Path.Combine(folder, "bin", "Release", "net10.0", name + ".dll");
         Assert.True(File.Exists(program), $"{program} was not built");

@@ -5,9 +5,9 @@ using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Sessions;
 using RapidFix.Engine.Store;
+using RapidFix.Engine.Time;
 using RapidFix.Messages.Fix44;
 using RapidFix.Tests.Shared;
-using Tags = RapidFix.Messages.Fix44.Tags;
 
 namespace RapidFix.Benchmarks.Typed;
 
@@ -15,13 +15,19 @@ namespace RapidFix.Benchmarks.Typed;
 /// One ExecutionReport (18 body fields) sent through a logged-on session, both ways side by side: the body written
 /// with a <see cref="FixBodyWriter"/> into the caller's buffer and copied by <see cref="FixSession.Send"/> (baseline),
 /// and the generated <see cref="ExecutionReportWriter"/> writing in place in the session's buffer. The transport only
-/// counts; the session persists nothing (PersistMessages=N), so the figure is the encode path alone.
+/// counts; the session persists nothing (PersistMessages=N), so the figure is the encode path alone. Beside them, the
+/// same report through a bare <see cref="FixEncoder"/> (what <c>FixEncodeBenchmarks</c> measures: no session, no
+/// lock, the header written by hand), the floor both session paths stand on.
 /// </summary>
 [MemoryDiagnoser]
 public class TypedSendBenchmarks
 {
     private readonly byte[] _body = new byte[1024];
+    private readonly FixEncoder _encoder = new();
+    private readonly byte[] _buffer = new byte[1024];
+    private readonly EngineClock _clock = new();
     private FixSession _session = null!;
+    private int _seq;
 
     [GlobalSetup]
     public void Setup()
@@ -55,23 +61,23 @@ public class TypedSendBenchmarks
     public SendResult BodyWriterSend()
     {
         var body = new FixBodyWriter(_body);
-        body.Add(Tags.OrderID, "BRK-998877"u8);
-        body.Add(Tags.ClOrdID, "ORD-0000012345"u8);
-        body.Add(Tags.ExecID, "EXE-5566778899"u8);
-        body.AddChar(Tags.ExecType, Values.ExecType.Trade);
-        body.AddChar(Tags.OrdStatus, Values.OrdStatus.PartiallyFilled);
-        body.Add(Tags.Account, "ACCT-778"u8);
-        body.Add(Tags.Symbol, "MSFT"u8);
-        body.AddChar(Tags.Side, Values.Side.Buy);
-        body.Add(Tags.OrderQty, new FixDecimal(1500, 0));
-        body.AddChar(Tags.OrdType, Values.OrdType.Limit);
-        body.Add(Tags.Price, new FixDecimal(41237, -2));
-        body.Add(Tags.LastQty, new FixDecimal(500, 0));
-        body.Add(Tags.LastPx, new FixDecimal(41235, -2));
-        body.Add(Tags.LeavesQty, new FixDecimal(1000, 0));
-        body.Add(Tags.CumQty, new FixDecimal(500, 0));
-        body.Add(Tags.AvgPx, new FixDecimal(41235, -2));
-        body.AddTimestamp(Tags.TransactTime, 1_795_000_000_000_000_000);
+        body.Add(FieldTags.OrderID, "BRK-998877"u8);
+        body.Add(FieldTags.ClOrdID, "ORD-0000012345"u8);
+        body.Add(FieldTags.ExecID, "EXE-5566778899"u8);
+        body.AddChar(FieldTags.ExecType, Values.ExecType.Trade);
+        body.AddChar(FieldTags.OrdStatus, Values.OrdStatus.PartiallyFilled);
+        body.Add(FieldTags.Account, "ACCT-778"u8);
+        body.Add(FieldTags.Symbol, "MSFT"u8);
+        body.AddChar(FieldTags.Side, Values.Side.Buy);
+        body.Add(FieldTags.OrderQty, new FixDecimal(1500, 0));
+        body.AddChar(FieldTags.OrdType, Values.OrdType.Limit);
+        body.Add(FieldTags.Price, new FixDecimal(41237, -2));
+        body.Add(FieldTags.LastQty, new FixDecimal(500, 0));
+        body.Add(FieldTags.LastPx, new FixDecimal(41235, -2));
+        body.Add(FieldTags.LeavesQty, new FixDecimal(1000, 0));
+        body.Add(FieldTags.CumQty, new FixDecimal(500, 0));
+        body.Add(FieldTags.AvgPx, new FixDecimal(41235, -2));
+        body.AddTimestamp(FieldTags.TransactTime, 1_795_000_000_000_000_000);
         return _session.Send(MsgTypes.ExecutionReportBytes, body.Written);
     }
 
@@ -86,6 +92,9 @@ public class TypedSendBenchmarks
             .CumQty(new FixDecimal(500, 0)).AvgPx(new FixDecimal(41235, -2)).TransactTime(1_795_000_000_000_000_000);
         return w.Send();
     }
+
+    [Benchmark(Description = "FixEncoder alone (no session)")]
+    public int EncoderAlone() => FixSampleEncoding.EncodeExecutionReport(_encoder, _buffer, _clock.UtcNowNanos, ++_seq).Length;
 
     private sealed class CountingTransport : ISessionTransport
     {

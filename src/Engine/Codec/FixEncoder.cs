@@ -40,6 +40,22 @@ public sealed class FixEncoder
     /// <summary>Messages begun so far: an in-place writer sees whether another message took the buffer over.</summary>
     internal int Generation => _generation;
 
+    /// <summary>What was written after the first <paramref name="bodyLength"/> bytes of the body (an in-place writer's fields).</summary>
+    internal ReadOnlySpan<byte> WrittenAfter(int bodyLength) => new(_buffer, _bodyStart + bodyLength, _pos - _bodyStart - bodyLength);
+
+    /// <summary>The MsgType of the message begun (Begin writes it first: "35=value&lt;SOH&gt;").</summary>
+    internal ReadOnlySpan<byte> MsgType
+    {
+        get
+        {
+            var rest = new ReadOnlySpan<byte>(_buffer, _bodyStart + 3, _pos - _bodyStart - 3);
+            return rest.Slice(0, rest.IndexOf((byte)1));
+        }
+    }
+
+    /// <summary>Ends the current generation: an in-place writer still holding it writes nothing more.</summary>
+    internal void Retire() => _generation++;
+
     /// <summary>
     /// Starts a message in <paramref name="buffer"/>[<paramref name="offset"/>..+<paramref name="capacity"/>]:
     /// reserves the BeginString/BodyLength prefix and writes MsgType (35).

@@ -27,7 +27,7 @@ internal sealed class Emitter
         _model = model;
         _ns = ns;
         var bySignature = new Dictionary<string, string>(StringComparer.Ordinal);
-        var taken = new HashSet<string>(StringComparer.Ordinal) { "Header", "Tags", "Values", "MsgTypes", "IMessageHandler", "MessageCracker" };
+        var taken = new HashSet<string>(StringComparer.Ordinal) { "Header", "FieldTags", "Values", "MsgTypes", "IMessageHandler", "MessageCracker" };
         foreach (var m in model.Messages)
         {
             taken.Add(m.Name);
@@ -92,7 +92,7 @@ internal sealed class Emitter
     /// <summary>The generated files: hint name and text.</summary>
     public IEnumerable<KeyValuePair<string, string>> Emit()
     {
-        yield return File("Tags", EmitTags);
+        yield return File("FieldTags", EmitTags);
         yield return File("Values", EmitValues);
         yield return File("MsgTypes", EmitMsgTypes);
         yield return File("Messages", EmitMessages);
@@ -114,13 +114,15 @@ internal sealed class Emitter
 
     private void EmitTags()
     {
+        // Not "Tags": RapidFix.Engine.Fields.Tags is imported beside the generated namespace by most files (for
+        // FixDecimal and the other value types), and two Tags would make every use of the name ambiguous.
         Line($"/// <summary>The tag of every field of {_model.Description}.</summary>");
-        Line("public static class Tags");
+        Line("public static class FieldTags");
         Open();
         foreach (var f in _model.Fields)
         {
             Line($"/// <summary>{f.Name} ({f.Tag}), {Names.Xml(f.Type)}.</summary>");
-            Line($"public const int {Member(f.Name, "Tags")} = {f.Tag};");
+            Line($"public const int {Member(f.Name, "FieldTags")} = {f.Tag};");
         }
 
         Close();
