@@ -22,21 +22,32 @@ public sealed class ConnectionLifetimeTests
     {
         using var acceptor = SessionHarness.Acceptor(new ExecutingApplication(), extra: NoLimits);
         Cycle(acceptor, 500); // the first connections compile the paths and size the runtime's own caches
-        var before = AbuseHarness.SettledMemory();
         int registryBefore = EngineThreads.All.Length;
-        var watch = Stopwatch.StartNew();
 
-        Cycle(acceptor, 10_000);
+        // The heap and working set are the process's: test classes of other collections run beside this one and
+        // move them by several MB either way (seen: -15 to +8 MB of heap, +6 to +111 MB of working set over one
+        // round, on the code before and after). A leak grows in every round, noise does not: the bound must hold
+        // over one of three rounds of 10,000 connections (the defect this guards leaked 70 KB a connection,
+        // 700 MB a round; these bounds are 1.6 KB and 6.4 KB a connection).
+        string growth = "";
+        bool flat = false;
+        for (int round = 0; round < 3 && !flat; round++)
+        {
+            var before = AbuseHarness.SettledMemory();
+            var watch = Stopwatch.StartNew();
+            Cycle(acceptor, 10_000);
+            var elapsed = watch.Elapsed;
+            var after = AbuseHarness.SettledMemory();
+            long heap = after.Heap - before.Heap, workingSet = after.WorkingSet - before.WorkingSet;
+            growth += $"round {round + 1}: heap {heap >> 20} MB, working set {workingSet >> 20} MB ({elapsed.TotalSeconds:F1} s); ";
+            flat = heap < 16 << 20 && workingSet < 64 << 20;
+        }
 
-        var elapsed = watch.Elapsed;
-        var after = AbuseHarness.SettledMemory();
         int registryAfter = EngineThreads.All.Length;
 
-        // Leaking one 70 KB pair of histograms per connection is 700 MB here; a connection's buffers, 40 GB.
+        // Leaking one 70 KB pair of histograms per connection is 700 MB a round; a connection's buffers, 40 GB.
         Assert.True(registryAfter - registryBefore <= 64, $"the engine-threads registry grew from {registryBefore} to {registryAfter} recorders");
-        Assert.True(after.Heap - before.Heap < 16 << 20, $"the managed heap grew by {(after.Heap - before.Heap) >> 20} MB over 10,000 connections");
-        Assert.True(after.WorkingSet - before.WorkingSet < 64 << 20,
-            $"the working set grew by {(after.WorkingSet - before.WorkingSet) >> 20} MB over 10,000 connections ({elapsed.TotalSeconds:F1} s)");
+        Assert.True(flat, $"memory grew in every round of 10,000 connections: {growth}");
 
         // And the port still serves a counterparty that logs on.
         AbuseHarness.TimeLogon(acceptor, out var client);
