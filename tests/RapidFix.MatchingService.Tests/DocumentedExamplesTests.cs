@@ -77,7 +77,15 @@ public sealed class DocumentedExamplesTests : IDisposable
         foreach (var name in names)
         {
             var (sender, type, body) = Inbound(examples[name]);
+            long before = collector.Count;
             Assert.Equal(RapidFix.Engine.Sessions.SendResult.Sent, participants[sender].Send(Encoding.ASCII.GetBytes(type), Encoding.ASCII.GetBytes(body)));
+            if (type != "T")
+            {
+                // The senders' sessions are separate connections: without this wait the service may take the next
+                // sender's message first, and the documented outcome depends on the order (the later message of a
+                // mismatch is the one rejected). Every message but SET is acknowledged.
+                Wait.Until(() => collector.Count > before, $"the answer to {name}");
+            }
         }
 
         Wait.Until(() => collector.Count >= expectedAnswers, $"{expectedAnswers} answers (got {collector.Count})");
