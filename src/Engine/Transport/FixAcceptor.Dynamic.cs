@@ -16,8 +16,15 @@ public sealed partial class FixAcceptor
         set => _router.Dynamic = value;
     }
 
-    /// <summary>Serves <paramref name="session"/> on the port from now on (set-up: copies the table).</summary>
-    internal void AddSession(FixSession session) => _router.Add(session);
+    /// <summary>
+    /// Serves <paramref name="session"/> on the port from now on (set-up: copies the table; the session's connection
+    /// buffers are made here unless it already has some that fit).
+    /// </summary>
+    internal void AddSession(FixSession session)
+    {
+        ReserveBuffers(session);
+        _router.Add(session);
+    }
 
     /// <summary>Stops routing Logons to <paramref name="session"/>; false when the port did not serve it.</summary>
     internal bool RemoveSession(FixSession session) => _router.Remove(session);
