@@ -38,8 +38,13 @@ internal sealed class ConnectionBuffers
     /// <param name="maxMessageSize">Largest message read: sizes the receive buffers (<see cref="ReceiveLimitFor"/>).</param>
     /// <param name="outboundBufferBytes">Bytes that may wait for a slow counterparty (plus the Logout reserve).</param>
     /// <param name="viewOptions">The session's view limits (<see cref="FixSessionOptions.MessageOptions"/>).</param>
-    public ConnectionBuffers(SocketTransport transport, int maxMessageSize, int outboundBufferBytes, FixMessageOptions viewOptions)
+    /// <param name="refusalOnly">
+    /// The set of a session made only to refuse its Logon with a Logout: it serves that one connection whatever the
+    /// port's sizes (<see cref="Fits"/>).
+    /// </param>
+    public ConnectionBuffers(SocketTransport transport, int maxMessageSize, int outboundBufferBytes, FixMessageOptions viewOptions, bool refusalOnly = false)
     {
+        RefusalOnly = refusalOnly;
         View = new FixMessage(viewOptions with { MaxMessageSize = maxMessageSize });
         Transport = transport;
         MaxMessageSize = maxMessageSize;
@@ -68,6 +73,12 @@ internal sealed class ConnectionBuffers
             Receive = GC.AllocateUninitializedArray<byte>(ReceiveLimit, pinned: true);
         }
     }
+
+    /// <summary>Outbound bytes of a set made only to refuse a Logon: the Logout that answers it.</summary>
+    internal const int RefusalOutboundBytes = 4096;
+
+    /// <summary>See the constructor.</summary>
+    public bool RefusalOnly { get; }
 
     /// <summary>Unframed bytes a connection may hold before it gives up on them: a whole message plus a read's worth.</summary>
     public static int ReceiveLimitFor(int maxMessageSize) => maxMessageSize * 2 + 4096;
@@ -101,7 +112,7 @@ internal sealed class ConnectionBuffers
 
     /// <summary>True when a connection of <paramref name="transport"/> with these limits can use these buffers.</summary>
     public bool Fits(SocketTransport transport, int maxMessageSize, int outboundBufferBytes) =>
-        Transport == transport && MaxMessageSize >= maxMessageSize && OutboundBufferBytes >= outboundBufferBytes;
+        Transport == transport && MaxMessageSize >= maxMessageSize && (RefusalOnly || OutboundBufferBytes >= outboundBufferBytes);
 
     /// <summary>
     /// The buffers of <paramref name="session"/> for a connection of <paramref name="transport"/> that reads messages
