@@ -188,6 +188,8 @@ public static class SettingKeys
     public const string AcceptorTemplate = "AcceptorTemplate";
     /// <summary>MaxDynamicSessions: Most sessions one acceptor template may have created at once.</summary>
     public const string MaxDynamicSessions = "MaxDynamicSessions";
+    /// <summary>DynamicSessionCapacity: Run-time sessions of an acceptor template whose connection buffers are made at startup.</summary>
+    public const string DynamicSessionCapacity = "DynamicSessionCapacity";
 
     // RapidFix's own settings.
     /// <summary>MaxMessageSize: Largest message, in bytes, the engine reads or writes.</summary>

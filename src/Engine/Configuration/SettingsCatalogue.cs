@@ -252,6 +252,7 @@ public static class SettingsCatalogue
             rapid(I(MaxPendingLogons, "Acceptor: connections of the port awaiting their Logon at once; one beyond is closed at once and logged. The sessions of a port must agree.", "256", 1, 1 << 20)),
             B(AcceptorTemplate, "QuickFIX/J, QuickFIX/n: this acceptor section is a template: a Logon whose identity matches it (a * in SenderCompID, TargetCompID, a SubID or a LocationID matches any value) creates a session with these settings, kept once the application's OnLogonRequest accepts it (docs/hosting.md).", "N"),
             rapid(I(MaxDynamicSessions, "Acceptor template: most sessions it may create; a Logon beyond is refused with a Logout naming the limit, and logged.", "256", 1, 1 << 20)),
+            rapid(I(DynamicSessionCapacity, "Acceptor template: sessions it may have at once whose connection buffers (outbound, receive, parsed view) are made at startup; a Logon when all are taken is refused with a Logout naming the limit, and logged with the peer's address. A session gives its slot back when it is removed or its Logon refused.", "4", 0, 1 << 16)),
             rapid(I(MaxPendingLogonsPerAddress, "Acceptor: connections from one IP address awaiting their Logon at once; one beyond is closed at once and logged. The sessions of a port must agree.", "32", 1, 1 << 20)),
         ];
     }

@@ -16,7 +16,10 @@ namespace RapidFix.Engine.Hosting;
 /// Logon (settings of the template, identity of the Logon, its own store and message log), and its application's
 /// <see cref="IFixApplication.OnLogonRequest"/> decides: accepted, it joins the engine's sessions; refused, the
 /// counterparty gets a Logout with the reason, the refusal is logged with its address, and the session is discarded.
-/// Everything here allocates: it is connection set-up and management, never the message flow.
+/// Everything here allocates: it is connection set-up and management, never the message flow. The largest part, the
+/// connection buffers of a template's sessions (OutboundQueueDepth and the receive buffers), is made at startup:
+/// DynamicSessionCapacity slots per template, each taken by a session at its creation and given back when it is
+/// removed or its Logon refused; a Logon when none is free is refused with a Logout naming the limit.
 /// </summary>
 public sealed partial class FixEngine
 {
@@ -139,7 +142,7 @@ public sealed partial class FixEngine
         {
             foreach (var template in _templates)
             {
-                template.Created -= template.Sessions.Remove(session) ? 1 : 0;
+                template.Forget(session);
             }
         }
 
@@ -165,7 +168,8 @@ public sealed partial class FixEngine
         // Everything but the identity is checked at startup (dictionary, store settings, limits).
         var options = FixSessionOptions.FromSettings(settings, dictionaries);
         var endpoint = AcceptEndpoint(settings);
-        _templates.Add(new AcceptorTemplate(settings, options, endpoint, settings.GetInt(SettingKeys.MaxDynamicSessions)));
+        _templates.Add(new AcceptorTemplate(settings, options, endpoint, settings.GetInt(SettingKeys.MaxDynamicSessions),
+            settings.GetInt(SettingKeys.DynamicSessionCapacity)));
         var plan = _acceptorPlans.Find(p => p.Endpoint.Equals(endpoint));
         if (plan.Sessions is null)
         {
@@ -184,6 +188,15 @@ public sealed partial class FixEngine
         var acceptor = new FixAcceptor(sessions, endpoint, _log, options: options, templates: templates.ConvertAll(t => t.Options));
         if (templates.Count > 0)
         {
+            // The templates' run-time session slots: their connection buffers, made now (startup).
+            foreach (var template in templates)
+            {
+                for (int i = 0; i < template.Capacity; i++)
+                {
+                    template.Free.Push(acceptor.NewConnectionBuffers(template.Options));
+                }
+            }
+
             acceptor.DynamicRoute = logon => FromTemplate(acceptor, templates, logon);
         }
 
@@ -213,13 +226,34 @@ public sealed partial class FixEngine
                     return null;
                 }
 
+                // No slot free: the session is made only to answer its Logon with a Logout naming the limit (its
+                // refusal logged with the peer's address), with buffers for that alone; it is discarded after.
+                string? refusal = template.Free.Count > 0 ? null
+                    : $"DynamicSessionCapacity ({template.Capacity}) sessions of template {template.Options.Id} already in use";
                 var settings = template.Settings.For(id);
                 var options = FixSessionOptions.FromSettings(settings, _dictionaries);
-                var session = CreateSession(settings, options, new ApprovalGate(this, _applications!(settings)));
+                var session = CreateSession(settings, options, new ApprovalGate(this, _applications!(settings), refusal));
+                if (refusal is null)
+                {
+                    var slot = template.Free.Pop();
+                    session.ExchangeConnectionBuffers(null, slot);
+                    template.Slots.Add(session, slot);
+                }
+                else
+                {
+                    session.ExchangeConnectionBuffers(null, acceptor.NewRefusalBuffers(options));
+                }
+
                 template.Created++;
                 template.Sessions.Add(session);
                 _pending.Add(session);
-                acceptor.AddSession(session);
+                if (refusal is null)
+                {
+                    acceptor.AddSession(session);
+                }
+
+                // A refusal is bound to this connection only, never routed to again: the identity's next Logon comes
+                // back here, and takes a slot if one has come free.
                 return session;
             }
 
@@ -263,7 +297,7 @@ public sealed partial class FixEngine
 
             foreach (var template in _templates)
             {
-                template.Created -= template.Sessions.Remove(session) ? 1 : 0;
+                template.Forget(session);
             }
 
             Release(session);
@@ -359,8 +393,28 @@ public sealed partial class FixEngine
         return new IPEndPoint(address, port);
     }
 
-    private sealed class AcceptorTemplate(SessionSettings settings, FixSessionOptions options, IPEndPoint endpoint, int max)
+    private sealed class AcceptorTemplate(SessionSettings settings, FixSessionOptions options, IPEndPoint endpoint, int max, int capacity)
     {
+        /// <summary>DynamicSessionCapacity: the slots made at startup.</summary>
+        public int Capacity { get; } = capacity;
+
+        /// <summary>Slots no session holds. A slot given back may still be lent to its last connection: the next
+        /// connection to take it waits for that one to end (<see cref="ConnectionBuffers.TryTake"/>).</summary>
+        public Stack<ConnectionBuffers> Free { get; } = new(capacity);
+
+        /// <summary>The slot of each session that holds one.</summary>
+        public Dictionary<FixSession, ConnectionBuffers> Slots { get; } = [];
+
+        /// <summary>A session of this template is removed or discarded: it is no longer counted, its slot is free.</summary>
+        public void Forget(FixSession session)
+        {
+            Created -= Sessions.Remove(session) ? 1 : 0;
+            if (Slots.Remove(session, out var slot))
+            {
+                Free.Push(slot);
+            }
+        }
+
         public SessionSettings Settings { get; } = settings;
 
         public FixSessionOptions Options { get; } = options;
@@ -378,13 +432,14 @@ public sealed partial class FixEngine
     /// The application of a session created from a template, seen through its Logon decision: an accepted Logon makes
     /// the session one of the engine's. Every other call goes straight through (the ToApp hook included).
     /// </summary>
-    private sealed class ApprovalGate(FixEngine engine, IFixApplication inner) : IFixApplication, IToAppHook
+    private sealed class ApprovalGate(FixEngine engine, IFixApplication inner, string? refusal = null) : IFixApplication, IToAppHook
     {
         public void OnCreate(FixSession session) => inner.OnCreate(session);
 
         public LogonDecision OnLogonRequest(FixSession session, FixMessage logon)
         {
-            var decision = inner.OnLogonRequest(session, logon);
+            // A session made only to refuse its Logon (no slot free): the application is not asked.
+            var decision = refusal is not null ? LogonDecision.Refuse(refusal) : inner.OnLogonRequest(session, logon);
             if (decision.Accepted)
             {
                 engine.Approve(session);

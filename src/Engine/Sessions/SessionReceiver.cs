@@ -20,6 +20,7 @@ internal sealed class SessionReceiver
     private readonly Func<FixMessage, FixSession?>? _router;
     private readonly EngineLog _log;
     private readonly int _maxMessageSize;
+    private readonly bool _viewFromTransport;
     private FixMessage _view;
     private FixSession? _session;
 
@@ -28,7 +29,12 @@ internal sealed class SessionReceiver
     /// <param name="maxMessageSize">Largest message delivered once routed.</param>
     /// <param name="logonBytes">Largest Logon read before routing.</param>
     /// <param name="log">Where refusals are logged.</param>
-    public SessionReceiver(FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int logonBytes, EngineLog log)
+    /// <param name="viewFromTransport">
+    /// True when the transport hands the full-size view over (<see cref="UseView"/>, the session's connection buffers,
+    /// made at startup) before the first message is delivered: none is made here.
+    /// </param>
+    public SessionReceiver(FixSession? session, Func<FixMessage, FixSession?>? router, int maxMessageSize, int logonBytes, EngineLog log,
+        bool viewFromTransport = false)
     {
         if (session is null && router is null)
         {
@@ -39,10 +45,15 @@ internal sealed class SessionReceiver
         _router = router;
         _log = log;
         _maxMessageSize = maxMessageSize;
+        _viewFromTransport = viewFromTransport;
         _view = session is null
             ? new FixMessage(new FixMessageOptions { MaxMessageSize = logonBytes })
+            : viewFromTransport ? null! // UseView comes before any message
             : new FixMessage(session.Options.MessageOptions with { MaxMessageSize = maxMessageSize });
     }
+
+    /// <summary>The full-size view to parse the session's messages in from now on (see the constructor).</summary>
+    public void UseView(FixMessage view) => _view = view;
 
     /// <summary>The session messages go to (null until an acceptor connection's Logon is routed).</summary>
     public FixSession? Session => _session;
@@ -78,8 +89,12 @@ internal sealed class SessionReceiver
 
         _session = session;
 
-        // Sized to the routed session's limits (MaxFieldsPerMessage, MaxGroupEntries): connection set-up.
-        _view = new FixMessage(session.Options.MessageOptions with { MaxMessageSize = _maxMessageSize });
+        // Sized to the routed session's limits (MaxFieldsPerMessage, MaxGroupEntries): connection set-up, unless the
+        // transport hands the session's own view over before delivering the Logon.
+        if (!_viewFromTransport)
+        {
+            _view = new FixMessage(session.Options.MessageOptions with { MaxMessageSize = _maxMessageSize });
+        }
         return DisconnectReason.None;
     }
 

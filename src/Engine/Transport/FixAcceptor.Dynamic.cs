@@ -16,8 +16,29 @@ public sealed partial class FixAcceptor
         set => _router.Dynamic = value;
     }
 
-    /// <summary>Serves <paramref name="session"/> on the port from now on (set-up: copies the table).</summary>
-    internal void AddSession(FixSession session) => _router.Add(session);
+    /// <summary>
+    /// Serves <paramref name="session"/> on the port from now on (set-up: copies the table; the session's connection
+    /// buffers are made here unless it already has some that fit).
+    /// </summary>
+    internal void AddSession(FixSession session)
+    {
+        ReserveBuffers(session);
+        _router.Add(session);
+    }
+
+    /// <summary>
+    /// A set of connection buffers for a session of <paramref name="options"/> served on this port, sized as
+    /// <see cref="ReserveBuffers"/> sizes them: an acceptor template's run-time session slots, made at startup.
+    /// </summary>
+    internal ConnectionBuffers NewConnectionBuffers(FixSessionOptions options) =>
+        new(_transport, _maxMessageSize, _outboundBufferBytes, options.MessageOptions);
+
+    /// <summary>
+    /// The small set of a session made only to refuse its Logon (its template has no slot free): enough for the
+    /// Logon and the Logout that answers it, not the port's full outbound buffer.
+    /// </summary>
+    internal ConnectionBuffers NewRefusalBuffers(FixSessionOptions options) =>
+        new(_transport, _maxMessageSize, ConnectionBuffers.RefusalOutboundBytes, options.MessageOptions, refusalOnly: true);
 
     /// <summary>Stops routing Logons to <paramref name="session"/>; false when the port did not serve it.</summary>
     internal bool RemoveSession(FixSession session) => _router.Remove(session);

@@ -82,6 +82,12 @@ public sealed partial class FixAcceptor : IDisposable
             throw new ArgumentException("The sessions of one acceptor port must have the same SSL settings.", nameof(sessions));
         }
 
+        // Each session's full-size connection buffers, made now (startup) and reused by every connection it binds.
+        foreach (var session in _router.Sessions)
+        {
+            ReserveBuffers(session);
+        }
+
         _listener = new Socket(endpoint.AddressFamily, SocketType.Stream, ProtocolType.Tcp);
         if (reuseAddress)
         {
@@ -210,6 +216,9 @@ public sealed partial class FixAcceptor : IDisposable
             connection.Start(_threads);
         }
     }
+
+    /// <summary>The full-size buffers the session's connections on this port use (<see cref="ConnectionBuffers"/>).</summary>
+    private void ReserveBuffers(FixSession session) => ConnectionBuffers.Reserve(session, _transport, _maxMessageSize, _outboundBufferBytes);
 
     /// <summary>Sets SO_SNDBUF and SO_RCVBUF where a size is given (settings SocketSendBufferSize, SocketReceiveBufferSize).</summary>
     internal static void ApplyBufferSizes(Socket socket, int sendBufferSize, int receiveBufferSize)

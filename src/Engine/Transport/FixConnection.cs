@@ -19,10 +19,6 @@ public sealed class FixConnection : FixSocketConnection
         int logonBufferBytes = 0)
         : base(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes)
     {
-        if (session is not null)
-        {
-            AllocateReceiveBuffers();
-        }
     }
 
     /// <inheritdoc/>
@@ -40,7 +36,12 @@ public sealed class FixConnection : FixSocketConnection
         return Process();
     }
 
-    private protected override void AllocateReceiveBuffers() => _receive = GC.AllocateUninitializedArray<byte>(ReceiveLimit, pinned: true);
+    /// <summary>The session's flat receive buffer (<see cref="ConnectionBuffers"/>, made at startup).</summary>
+    private protected override void UseReceiveBuffers(ConnectionBuffers buffers)
+    {
+        _receive = buffers.Receive;
+        _filled = 0;
+    }
 
     private protected override bool Adopt(ReadOnlySpan<byte> bytes)
     {

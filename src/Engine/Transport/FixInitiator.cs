@@ -44,6 +44,8 @@ public sealed class FixInitiator : IDisposable
         _receiveBufferSize = receiveBufferSize;
         _log = log ?? EngineLog.Null;
         _stop.Wait(0); // creates the wait handle now, not in the continuous phase
+        // The session's full-size connection buffers, made now (startup) and reused by every reconnection.
+        ConnectionBuffers.Reserve(session, session.Options.SocketTransport, session.Options.MaxMessageSize, session.Options.OutboundBufferBytes);
         _thread = new Thread(Run) { IsBackground = true, Name = $"rapidfix-initiator-{session.Id.TargetCompId}" };
     }
 

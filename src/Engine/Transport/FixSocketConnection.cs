@@ -65,7 +65,8 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     private readonly int _maxMessageSize;
     private readonly int _outboundBufferBytes;
     private readonly SessionReceiver _receiver;
-    private byte[] _pending;
+    private byte[] _pending = [];
+    private ConnectionBuffers? _buffers; // the session's, lent to this connection from its binding to its end
     private byte[]? _logonBuffer;
     private int _logonFilled;
     private Action<FixSocketConnection>? _leftPending;
@@ -138,20 +139,15 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         }
 
         // What may wait unframed before the connection gives up on it: a whole message plus a read's worth.
-        ReceiveLimit = maxMessageSize * 2 + 4096;
+        ReceiveLimit = ConnectionBuffers.ReceiveLimitFor(maxMessageSize);
 
         // Parsing, the dictionary and the routing of a first Logon are the session layer's: this class only frames.
         int logonLimit = Math.Min(logonBufferBytes > 0 ? logonBufferBytes : DefaultLogonBufferBytes, ReceiveLimit);
-        _receiver = new SessionReceiver(session, router, maxMessageSize, logonLimit, _log);
+        _receiver = new SessionReceiver(session, router, maxMessageSize, logonLimit, _log, viewFromTransport: true);
         if (session is null)
         {
             // Before its Logon an acceptor connection only needs to read and route a Logon.
             _logonBuffer = new byte[Math.Min(logonBufferBytes > 0 ? logonBufferBytes : DefaultLogonBufferBytes, ReceiveLimit)];
-            _pending = [];
-        }
-        else
-        {
-            _pending = GC.AllocateUninitializedArray<byte>(outboundBufferBytes + FinalMessageReserve, pinned: true);
         }
 
         socket.Blocking = false;
@@ -288,6 +284,12 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         if (Interlocked.CompareExchange(ref _runState, 1, 0) != 0)
         {
             throw new InvalidOperationException("The connection was already started.");
+        }
+
+        // An initiator's connection has its session from the start: its buffers before anything is sent.
+        if (_receiver.Session is not null && !TakeBuffers())
+        {
+            return;
         }
 
         // Over TLS nothing may be sent before the handshake: the connection's thread calls OnConnected after it.
@@ -613,6 +615,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             }
 
             _socket.Dispose();
+            ReleaseBuffers();
 
             // The thread's recorder (and what it measured) goes to the next connection's thread.
             Volatile.Write(ref _recorder, null);
@@ -655,23 +658,67 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     }
 
     /// <summary>
-    /// The Logon bound the connection to its session: the full-size buffers replace the Logon-sized ones (connection
-    /// set-up: it allocates).
+    /// The Logon bound the connection to its session: the session's full-size buffers replace the Logon-sized ones.
+    /// False when the session's previous connection did not give them back in time (the connection is closed).
     /// </summary>
-    private void Bind()
+    private bool Bind()
     {
-        lock (_sendLock)
+        LeavePending();
+        if (!TakeBuffers())
         {
-            _pending = GC.AllocateUninitializedArray<byte>(_outboundBufferBytes + FinalMessageReserve, pinned: true);
+            return false;
         }
 
-        AllocateReceiveBuffers();
         _tls?.Bind(_maxMessageSize);
-        LeavePending();
+        return true;
     }
 
-    /// <summary>Allocates the full-size receive buffers: at construction for an initiator, at the Logon for an acceptor.</summary>
-    private protected abstract void AllocateReceiveBuffers();
+    /// <summary>
+    /// Borrows the session's full-size buffers (made at startup; made now only for a session nobody reserved them
+    /// for), waiting for its previous connection to give them back if it is still draining its close. False, the
+    /// connection closed and the refusal logged, when that did not happen within <see cref="ConnectionBuffers.TakeTimeout"/>.
+    /// </summary>
+    private bool TakeBuffers()
+    {
+        var session = _receiver.Session!;
+        var buffers = ConnectionBuffers.Reserve(session, Transport, _maxMessageSize, _outboundBufferBytes);
+        if (!buffers.TryTake(this, ConnectionBuffers.TakeTimeout))
+        {
+            _log.WritePeer(LogLevel.Warning, LogEvent.AlreadyLoggedOn, session.LogIndex, RemoteEndPoint);
+            Close(DisconnectReason.AlreadyLoggedOn);
+            return false;
+        }
+
+        lock (_sendLock)
+        {
+            _buffers = buffers;
+            _pending = buffers.Outbound;
+        }
+
+        UseReceiveBuffers(buffers);
+        _receiver.UseView(buffers.View);
+        return true;
+    }
+
+    /// <summary>
+    /// The connection's thread has ended: the buffers go back to the session for its next connection. Under the send
+    /// lock with the connection closed, so no sender is still writing into them.
+    /// </summary>
+    private void ReleaseBuffers()
+    {
+        ConnectionBuffers? buffers;
+        lock (_sendLock)
+        {
+            buffers = _buffers;
+            _buffers = null;
+            _pending = [];
+        }
+
+        buffers?.Release(this);
+    }
+
+    /// <summary>Takes the session's full-size receive buffers: at an initiator's start, at an acceptor connection's Logon.</summary>
+    private protected abstract void UseReceiveBuffers(ConnectionBuffers buffers);
 
     /// <summary>
     /// Takes the bytes that followed the binding Logon in the Logon buffer, and processes every whole message among
@@ -920,7 +967,10 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
                 return;
             }
 
-            Bind();
+            if (!Bind())
+            {
+                return;
+            }
         }
 
         if (!_receiver.Deliver(buffer, start, length))

@@ -24,10 +24,7 @@ namespace RapidFix.Engine.Transport;
 /// </remarks>
 public sealed class PipeConnection : FixSocketConnection
 {
-    private const int BlockSize = 16 * 1024;
-
-    // A read starts a new block rather than fill the last few bytes of one: fewer reads and fewer split messages.
-    private const int ReadSizeHint = 2048;
+    private const int ReadSizeHint = ConnectionBuffers.ReadSizeHint;
 
     private SlabMemoryPool? _pool;
     private Pipe? _pipe;
@@ -40,56 +37,23 @@ public sealed class PipeConnection : FixSocketConnection
         int logonBufferBytes = 0)
         : base(socket, session, router, maxMessageSize, outboundBufferBytes, log, logonTimeout, logonBufferBytes)
     {
-        if (session is not null)
-        {
-            AllocateReceiveBuffers();
-        }
-    }
-
-    /// <summary>The pipe, its pool and the assembly buffer: at construction for an initiator, at the Logon for an acceptor.</summary>
-    private protected override void AllocateReceiveBuffers()
-    {
-        // Unframed bytes (below ReceiveLimit) over blocks each filled to at least BlockSize - ReadSizeHint, plus a
-        // partly consumed first block, the block being written and the one a read may start.
-        int blocks = ReceiveLimit / (BlockSize - ReadSizeHint) + 4;
-        _pool = new SlabMemoryPool("connection-receive", BlockSize, blocks);
-        _pipe = new Pipe(new PipeOptions(
-            pool: _pool,
-            readerScheduler: PipeScheduler.Inline,
-            writerScheduler: PipeScheduler.Inline,
-            pauseWriterThreshold: ReceiveLimit + 1,
-            resumeWriterThreshold: ReceiveLimit,
-            minimumSegmentSize: BlockSize,
-            useSynchronizationContext: false));
-        _assembly = GC.AllocateUninitializedArray<byte>(MaxMessageSize + 1024, pinned: true);
-        PrimeSegments(_pipe, blocks);
     }
 
     /// <summary>
-    /// The pipe creates its segment objects the first time it needs that many at once: have it need every block
-    /// now, so that a burst in the continuous phase finds them all pooled and allocates nothing.
+    /// The session's pipe, its pool and the assembly buffer (<see cref="ConnectionBuffers"/>, made at startup): at an
+    /// initiator's start, at an acceptor connection's Logon. The pipe was reset when the previous connection ended.
     /// </summary>
-    private static void PrimeSegments(Pipe pipe, int blocks)
+    private protected override void UseReceiveBuffers(ConnectionBuffers buffers)
     {
-        var writer = pipe.Writer;
-        for (int i = 0; i < blocks; i++)
-        {
-            writer.GetMemory(BlockSize); // the last block has less than BlockSize left: a new segment
-            writer.Advance(1);
-        }
-
-        if (!writer.FlushAsync().IsCompletedSuccessfully || !pipe.Reader.TryRead(out var read))
-        {
-            throw new InvalidOperationException("The receive pipe did not accept its priming bytes.");
-        }
-
-        pipe.Reader.AdvanceTo(read.Buffer.End);
+        _pool = buffers.Pool;
+        _pipe = buffers.Pipe;
+        _assembly = buffers.Receive;
     }
 
     /// <inheritdoc/>
     public override SocketTransport Transport => SocketTransport.Pipelines;
 
-    /// <summary>The receive blocks and their counters (rent failures must stay 0); null until the connection is bound.</summary>
+    /// <summary>The receive blocks and their counters (rent failures must stay 0), the session's; null until the connection is bound.</summary>
     public SlabMemoryPool? Pool => _pool;
 
     /// <summary>Messages that crossed a segment boundary and were assembled by copying (the slow path).</summary>
@@ -196,7 +160,7 @@ public sealed class PipeConnection : FixSocketConnection
 
     private protected override void OnClosed()
     {
-        // Gives the blocks back to the pool.
+        // Gives the blocks back to the pool (the session's buffers reset the pipe for its next connection).
         _pipe?.Writer.Complete();
         _pipe?.Reader.Complete();
     }

@@ -44,6 +44,58 @@ public sealed class TlsAbuseTests(TlsCertificates certificates) : IClassFixture<
         NetworkAbuseTests.AssertNoFault(log);
     }
 
+    [Fact]
+    public void A_tls_connection_flood_holds_at_most_MaxPendingLogons_handshakes_and_their_buffers()
+    {
+        // An acceptor's TLS connection holds its plaintext record buffer (17 KB) and SslStream's state from its
+        // accept, before any Logon: bearable only because MaxPendingLogons bounds how many exist at once.
+        const int Limit = 16, Flood = 3 * Limit;
+        using var log = new CapturedLog();
+        using var acceptor = SessionHarness.Acceptor(new ExecutingApplication(),
+            extra: certificates.Acceptor($"MaxPendingLogons={Limit}\nMaxPendingLogonsPerAddress={Limit}\nLogonTimeout=30"), log: log.Log);
+        var port = acceptor.Acceptors[0];
+
+        // One handshake refused first: the process's TLS machinery (its caches, the server certificate's context)
+        // is made once, not per connection.
+        using (var plaintext = AbuseHarness.Connect(acceptor))
+        {
+            plaintext.Send(SessionHarness.RawLogon(1, "CLIENT", "EXEC"));
+            Assert.True(SessionHarness.ClosedByServer(plaintext, TimeSpan.FromSeconds(20)), "a plaintext Logon on a TLS port was not refused");
+        }
+
+        SessionHarness.WaitUntil(() => port.PendingLogons == 0, "the refused handshake's connection to end");
+        var before = AbuseHarness.SettledMemory();
+        var flood = new List<Socket>();
+        try
+        {
+            // Connections that never start the handshake: each admitted one waits in it until LogonTimeout.
+            for (int i = 0; i < Flood; i++)
+            {
+                flood.Add(AbuseHarness.Connect(acceptor));
+            }
+
+            SessionHarness.WaitUntil(() => port.RefusedConnections >= Flood - Limit, "the connections beyond the limit refused");
+            Assert.Equal(Limit, port.PendingLogons);
+            Assert.Equal(Limit, port.Connections().Count(c => !c.IsClosed));
+            Assert.All(port.Connections().Where(c => !c.IsClosed), c => Assert.True(c.IsTls && !c.IsBound));
+            var after = AbuseHarness.SettledMemory();
+
+            // Each admitted connection: the TLS record buffers and SslStream's state in the handshake, the framer, the
+            // Logon buffer and view (about 260 KB, measured); a refused one holds nothing, so the flood costs at most
+            // MaxPendingLogons of them. The heap is the process's: other collections' tests move it a little.
+            long perAdmitted = (after.Heap - before.Heap) / Limit;
+            Assert.True(perAdmitted < 384 * 1024, $"{perAdmitted / 1024} KB of managed heap per admitted TLS connection ({Flood} connected, {Limit} admitted)");
+            SessionHarness.WaitUntil(() => log.Text().Contains($"(limit MaxPendingLogons {Limit})", StringComparison.Ordinal), "the refusals logged with the limit");
+        }
+        finally
+        {
+            flood.ForEach(s => s.Dispose());
+        }
+
+        SessionHarness.WaitUntil(() => port.PendingLogons == 0, "the pending count back to 0");
+        NetworkAbuseTests.AssertNoFault(log);
+    }
+
     /// <summary>Everything decrypted until the server closes the connection.</summary>
     private static string ReadToClose(SslStream ssl, Socket socket)
     {
