@@ -170,15 +170,16 @@ public static class Scaled
                 return m == 0;
             }
 
-            long p = Powers[shift];
-            long r = m * p;
-            if (m != 0 && (r / p != m))
+            // Overflow seen in the high half of the full product, not by dividing back (a division per amount
+            // was a tenth of reading a message).
+            long high = Math.BigMul(m, Powers[shift], out long low);
+            if (high != (low >> 63))
             {
                 scaled = 0;
                 return false;
             }
 
-            scaled = r;
+            scaled = low;
             return true;
         }
 

@@ -838,12 +838,12 @@ public sealed class Matcher
                         return FitResult.NoSlot;
                     }
                 }
-                else if (!HasFreeSlot(t) || (m.Kind == MessageKind.Npr && AllocationsComplete(t, noe, allocated)))
+                else if (!HasFreeSlot(t) || (m.Kind == MessageKind.Npr && noe >= 0 && AllocationsComplete(t, allocated)))
                 {
                     return FitResult.NoSlot;
                 }
 
-                if (m.Kind == MessageKind.Alc && noe >= 0 && allocated + m.Quantity > _msgs[noe].Quantity)
+                if (m.Kind == MessageKind.Alc && noe >= 0 && allocated + m.Quantity > trade.NoeQuantity)
                 {
                     return FitResult.NoSlot;
                 }
@@ -851,10 +851,26 @@ public sealed class Matcher
                 break;
         }
 
-        int reference = noe >= 0 ? noe : FirstAllocationOrProceeds(t, ignore);
-        if (reference >= 0 && !TradeLevelAgrees(ref m, ref _msgs[reference], out f))
+        // The NOE is the reference when there is one (its values are in the trade record), else the first
+        // allocation or net proceeds.
+        if (noe >= 0)
         {
-            return FitResult.Mismatch;
+            if (!TradeLevelAgrees(ref m, trade.NoeHasSettlDate, trade.NoeSettlDate, trade.NoeCurrency, trade.NoeRoundedPrice, noe, out f))
+            {
+                return FitResult.Mismatch;
+            }
+        }
+        else
+        {
+            int reference = FirstAllocationOrProceeds(t, ignore);
+            if (reference >= 0)
+            {
+                ref var r = ref _msgs[reference];
+                if (!TradeLevelAgrees(ref m, r.Has(InputFields.SettlDate), r.SettlDate, r.Currency, r.RoundedPrice, reference, out f))
+                {
+                    return FitResult.Mismatch;
+                }
+            }
         }
 
         if (other >= 0 && !AccountLevelAgrees(ref m, ref _msgs[other], out f))
@@ -870,25 +886,30 @@ public sealed class Matcher
         return FitResult.Fits;
     }
 
-    private bool TradeLevelAgrees(ref MessageRecord m, ref MessageRecord o, out Failure f)
+    /// <summary>
+    /// Message <paramref name="m"/> against the trade-level values of the trade's reference message
+    /// <paramref name="other"/> (passed as values: the NOE's come from the trade record, so its record is read only
+    /// to report a mismatch).
+    /// </summary>
+    private bool TradeLevelAgrees(ref MessageRecord m, bool otherHasSettlDate, int otherSettlDate, int otherCurrency, long otherRoundedPrice, int other, out Failure f)
     {
         f = default;
-        if (m.Has(InputFields.SettlDate) && o.Has(InputFields.SettlDate) && m.SettlDate != o.SettlDate)
+        if (m.Has(InputFields.SettlDate) && otherHasSettlDate && m.SettlDate != otherSettlDate)
         {
-            return Mismatch(out f, Criterion.SettlementDate, 64, FailureValue.Integer, m.SettlDate, o.SettlDate, default, ref o);
+            return Mismatch(out f, Criterion.SettlementDate, 64, FailureValue.Integer, m.SettlDate, otherSettlDate, default, ref _msgs[other]);
         }
 
-        if (m.Currency != o.Currency)
+        if (m.Currency != otherCurrency)
         {
-            return Mismatch(out f, Criterion.TradeCurrency, 15, FailureValue.Currency, _ref.CurrencyCode(m.Currency), _ref.CurrencyCode(o.Currency), default, ref o);
+            return Mismatch(out f, Criterion.TradeCurrency, 15, FailureValue.Currency, _ref.CurrencyCode(m.Currency), _ref.CurrencyCode(otherCurrency), default, ref _msgs[other]);
         }
 
         // Prices agree within the tolerance once both are rounded to the security's price precision.
         // (Both are of one security: rounded once each, when resolved.)
         var t = Tolerance(ref m, Criterion.Price);
-        if (!Agrees(in t, m.RoundedPrice, o.RoundedPrice))
+        if (!Agrees(in t, m.RoundedPrice, otherRoundedPrice))
         {
-            return Mismatch(out f, Criterion.Price, PriceTag(m.Kind), FailureValue.Number, m.Price, o.Price, t, ref o);
+            return Mismatch(out f, Criterion.Price, PriceTag(m.Kind), FailureValue.Number, m.Price, _msgs[other].Price, t, ref _msgs[other]);
         }
 
         return true;
@@ -955,14 +976,15 @@ public sealed class Matcher
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private static bool Agrees(in Tolerance t, long actual, long expected) => actual == expected || t.Accepts(actual, expected);
 
-    private bool AllocationsComplete(int t, int noe, long allocated)
+    /// <summary>True when the allocations (<paramref name="allocated"/>) make up trade <paramref name="t"/>'s block (it has an NOE) and every account has its ALC.</summary>
+    private bool AllocationsComplete(int t, long allocated)
     {
-        if (noe < 0 || allocated != _msgs[noe].Quantity)
+        ref var trade = ref _trades[t];
+        if (allocated != trade.NoeQuantity)
         {
             return false;
         }
 
-        ref var trade = ref _trades[t];
         for (int i = 0; i < trade.SlotCount; i++)
         {
             if (trade.Slots[i].Account >= 0 && trade.Slots[i].Alc < 0)
@@ -998,7 +1020,7 @@ public sealed class Matcher
         where TSink : IMatchSink
     {
         ref var trade = ref _trades[t];
-        if (trade.State != TradeState.Open || trade.Noe < 0 || trade.Allocated != _msgs[trade.Noe].Quantity)
+        if (trade.State != TradeState.Open || trade.Noe < 0 || trade.Allocated != trade.NoeQuantity)
         {
             return;
         }
@@ -1157,7 +1179,7 @@ public sealed class Matcher
         _msgs[mi].Trade = t;
         if (m.Kind == MessageKind.Noe)
         {
-            trade.Noe = mi;
+            SetNoe(ref trade, mi);
             return true;
         }
 
@@ -1206,6 +1228,18 @@ public sealed class Matcher
         }
 
         return true;
+    }
+
+    /// <summary>Makes <paramref name="noe"/> the trade's NOE, with the copy of the values later messages are compared with.</summary>
+    private void SetNoe(ref TradeRecord trade, int noe)
+    {
+        ref var msg = ref _msgs[noe];
+        trade.Noe = noe;
+        trade.NoeQuantity = msg.Quantity;
+        trade.NoeRoundedPrice = msg.RoundedPrice;
+        trade.NoeSettlDate = msg.SettlDate;
+        trade.NoeCurrency = msg.Currency;
+        trade.NoeHasSettlDate = msg.Has(InputFields.SettlDate);
     }
 
     private void AttachSet(int t, int slot, int set)
@@ -1300,7 +1334,7 @@ public sealed class Matcher
         _msgs[mi].Trade = t;
         if (old.Kind == MessageKind.Noe)
         {
-            trade.Noe = mi;
+            SetNoe(ref trade, mi);
             return;
         }
 

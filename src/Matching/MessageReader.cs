@@ -381,37 +381,40 @@ public static class MessageReader
     private static bool Date<T>(T m, FieldScope scope, int tag, bool required, ref int date, ref MatchInput input, InputFields flag, out ReadProblem problem)
         where T : IFieldAccessor
     {
+        // One lookup on the happy path: whether the field is there at all is asked only when it did not read.
         problem = default;
-        if (!m.Contains(scope, tag))
+        if (m.TryGetInt(scope, tag, out date))
         {
-            return !required || Fail(ExceptionReason.MissingField, tag, out problem);
+            if (!Codes.IsDate(date))
+            {
+                return Fail(ExceptionReason.InvalidField, tag, out problem);
+            }
+
+            input.Present |= flag;
+            return true;
         }
 
-        if (!m.TryGetInt(scope, tag, out date) || !Codes.IsDate(date))
-        {
-            return Fail(ExceptionReason.InvalidField, tag, out problem);
-        }
-
-        input.Present |= flag;
-        return true;
+        return m.Contains(scope, tag) ? Fail(ExceptionReason.InvalidField, tag, out problem)
+            : !required || Fail(ExceptionReason.MissingField, tag, out problem);
     }
 
     private static bool Amount<T>(T m, FieldScope scope, int tag, bool required, ref long value, ref MatchInput input, InputFields flag, out ReadProblem problem)
         where T : IFieldAccessor
     {
         problem = default;
-        if (!m.Contains(scope, tag))
+        if (m.TryGetDecimal(scope, tag, out var d))
         {
-            return !required || Fail(ExceptionReason.MissingField, tag, out problem);
+            if (!Scaled.TryFrom(d, out value))
+            {
+                return Fail(ExceptionReason.InvalidField, tag, out problem);
+            }
+
+            input.Present |= flag;
+            return true;
         }
 
-        if (!m.TryGetDecimal(scope, tag, out var d) || !Scaled.TryFrom(d, out value))
-        {
-            return Fail(ExceptionReason.InvalidField, tag, out problem);
-        }
-
-        input.Present |= flag;
-        return true;
+        return m.Contains(scope, tag) ? Fail(ExceptionReason.InvalidField, tag, out problem)
+            : !required || Fail(ExceptionReason.MissingField, tag, out problem);
     }
 
     private static bool Currency<T>(T m, FieldScope scope, int tag, ref int currency, ref MatchInput input, InputFields flag, out ReadProblem problem)

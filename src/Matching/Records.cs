@@ -136,6 +136,15 @@ internal struct TradeRecord
     public int TradeDate;
     public uint KeyHash;
     public int Noe;
+
+    // The NOE's block quantity and trade-level values, copied in when it joins (SetNoe): every later message of the
+    // trade is compared with them and with the allocated sum without fetching the NOE's record (a cache miss with
+    // a million trades resident). Valid while Noe >= 0.
+    public long NoeQuantity;
+    public long NoeRoundedPrice;
+    public int NoeSettlDate;
+    public int NoeCurrency;
+    public bool NoeHasSettlDate;
     public long Allocated;
     public long Number;
     public int OpenedDay;
