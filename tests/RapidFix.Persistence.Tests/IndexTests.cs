@@ -62,6 +62,8 @@ public sealed class IndexTests
         }
 
         Assert.Equal(0, Count(c, "SELECT count(*) FROM pg_constraint WHERE conname = 'audit_pkey'"));
+        // Migration 3: no index on audit at all (none of the back office's questions reads it by a column).
+        Assert.Equal(0, Count(c, "SELECT count(*) FROM pg_indexes WHERE schemaname = 'rapidfix' AND tablename LIKE 'audit%'"));
         var history = Queries.TradeHistory(rig.Admins, "ALC-2-1");
         Assert.Contains(history, h => h.MessageId == "ALC-2-1");
         Assert.Contains(history, h => h.RefId == "ALC-2-1"); // its ack, found through the ref_id index
