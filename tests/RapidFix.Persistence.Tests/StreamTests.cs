@@ -10,12 +10,6 @@ namespace RapidFix.Persistence.Tests;
 [Collection(nameof(PersisterProcesses))]
 public sealed class StreamTests
 {
-    private static long Count(NpgsqlConnection c, string sql)
-    {
-        using var command = new NpgsqlCommand(sql, c);
-        return Convert.ToInt64(command.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture);
-    }
-
     [Fact]
     public void The_input_journal_has_stream_0_to_itself_and_the_stores_are_spread_over_the_others_by_name()
     {
@@ -70,10 +64,10 @@ public sealed class StreamTests
 
         using var c = new NpgsqlConnection(rig.Admins[0]);
         c.Open();
-        Assert.Equal(records, Count(c, "SELECT count(*) FROM rapidfix.fix_message"));
-        Assert.Equal(records, Count(c, "SELECT count(DISTINCT (source, generation, seq)) FROM rapidfix.audit"));
-        Assert.Equal(5, Count(c, "SELECT count(*) FROM rapidfix.journal_position")); // the input journal and the 4 stores
-        Assert.Equal(40, Count(c, "SELECT count(*) FROM rapidfix.cls")); // 20 trades, 2 CLS rows each
+        Assert.Equal(records, TestJournals.Count(c, "SELECT count(*) FROM rapidfix.fix_message"));
+        Assert.Equal(records, TestJournals.Count(c, "SELECT count(DISTINCT (source, generation, seq)) FROM rapidfix.audit"));
+        Assert.Equal(5, TestJournals.Count(c, "SELECT count(*) FROM rapidfix.journal_position")); // the input journal and the 4 stores
+        Assert.Equal(40, TestJournals.Count(c, "SELECT count(*) FROM rapidfix.cls")); // 20 trades, 2 CLS rows each
 
         // Another number of streams at the next start: every journal's position is read back, nothing is written again.
         using (var again = new Persistence.Persister(new PersisterOptions { DataDirectory = dir.Path, Servers = rig.Writers, Streams = 1, Log = log }))
@@ -84,7 +78,7 @@ public sealed class StreamTests
             Assert.Equal(0, again.Counters[0].Quarantined);
         }
 
-        Assert.Equal(records, Count(c, "SELECT count(*) FROM rapidfix.fix_message"));
+        Assert.Equal(records, TestJournals.Count(c, "SELECT count(*) FROM rapidfix.fix_message"));
         Assert.Contains("server 0 stream 2", log.ToString(), StringComparison.Ordinal);
     }
 }
