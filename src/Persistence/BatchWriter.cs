@@ -51,20 +51,25 @@ internal sealed class BatchWriter : IDisposable
         _serverTime.Start();
         try
         {
+            // The day partitions first, each in its own short transaction: creating one locks its parent table
+            // exclusively until commit, so inside the batch's transaction it would hold every other stream's COPY
+            // into that table for the whole batch (and the advisory lock of ensure_day with it), and the streams
+            // would take turns. A partition created for a batch that then fails is empty and harmless.
+            foreach (var r in records)
+            {
+                if (r.Message is { } m && !_days.Contains(m.TradeDate))
+                {
+                    EnsureDay(m.TradeDate);
+                    EnsureDay(m.TradeDate.AddDays(1)); // one day ahead
+                }
+            }
+
             using var tx = _connection.BeginTransaction();
             // No wait for the WAL flush at commit: the rows and the positions still commit atomically, so a server
             // crash that loses the last commits loses them together, and the worker, which reads its positions from
             // the database at every (re)connection, writes them again: exactly once holds, and the commit does not
             // wait for a disk flush per batch (the service's journals, not the database, are the durable record).
             Schema.Execute(_connection, "SET LOCAL synchronous_commit = off", tx);
-            foreach (var r in records)
-            {
-                if (r.Message is { } m && !_days.Contains(m.TradeDate))
-                {
-                    EnsureDay(m.TradeDate, tx);
-                    EnsureDay(m.TradeDate.AddDays(1), tx); // one day ahead
-                }
-            }
 
             long rows = WriteSplitting(records, 0, records.Count, tx);
             foreach (var (source, position) in positions)
@@ -88,9 +93,14 @@ internal sealed class BatchWriter : IDisposable
         }
     }
 
-    private void EnsureDay(DateOnly day, NpgsqlTransaction tx)
+    private void EnsureDay(DateOnly day)
     {
-        using var command = new NpgsqlCommand("SELECT rapidfix.ensure_day($1)", _connection, tx);
+        if (_days.Contains(day))
+        {
+            return;
+        }
+
+        using var command = new NpgsqlCommand("SELECT rapidfix.ensure_day($1)", _connection);
         command.Parameters.Add(new NpgsqlParameter { Value = day, NpgsqlDbType = NpgsqlDbType.Date });
         command.ExecuteNonQuery();
         _days.Add(day);

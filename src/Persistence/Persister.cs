@@ -15,6 +15,14 @@ public sealed class PersisterOptions
     /// <summary>Journal records per transaction, at most.</summary>
     public int BatchRecords { get; init; } = 20_000;
 
+    /// <summary>
+    /// COPY streams per server: each its own connection, thread, tails and positions, and its own share of the
+    /// journals (<see cref="JournalSource.StreamOf"/>), so the server works on several transactions at once. Each
+    /// journal belongs to one stream, which commits that journal's position with its rows: exactly once holds per
+    /// journal, whatever the other streams do. 2 by default: the input journal on one, the session stores on the other.
+    /// </summary>
+    public int Streams { get; init; } = 2;
+
     /// <summary>How long to sleep when every journal is read to its end.</summary>
     public TimeSpan PollInterval { get; init; } = TimeSpan.FromMilliseconds(20);
 
@@ -43,11 +51,12 @@ public sealed class ServerCounters
 }
 
 /// <summary>
-/// The persister: one worker thread per database server, each with its own read-only tails of every journal of the
-/// service's data directory, its own trade index, its own connection and its own committed positions. A worker
-/// writes only the records its server owns (<see cref="RowBuilder"/>) and commits its positions with them, so a
-/// server that is down stalls only its own partitions: the others keep flowing, and it catches up from its own
-/// positions when it returns. docs/persistence.md.
+/// The persister: per database server, <see cref="PersisterOptions.Streams"/> worker threads (COPY streams), each
+/// with its own read-only tails of its share of the service's journals, its own connection and its own committed
+/// positions; one index of inputs serves them all. A worker writes only the records its server owns
+/// (<see cref="RowBuilder"/>) and commits its journals' positions with them, so a server that is down stalls only its
+/// own partitions: the others keep flowing, and it catches up from its own positions when it returns.
+/// docs/persistence.md.
 /// </summary>
 public sealed class Persister : IDisposable
 {
@@ -56,6 +65,7 @@ public sealed class Persister : IDisposable
     private readonly ServerCounters[] _counters;
     private readonly CancellationTokenSource _stop = new();
     private readonly ManualResetEventSlim _fatal = new();
+    private readonly TradeIndex _index;
     private volatile bool _drain;
 
     public Persister(PersisterOptions options)
@@ -65,13 +75,22 @@ public sealed class Persister : IDisposable
             throw new ArgumentException("at least one database server is needed", nameof(options));
         }
 
+        if (options.Streams < 1)
+        {
+            // A setting the persister cannot honour is refused, never quietly changed.
+            throw new ArgumentException($"streams per server must be at least 1 (was {options.Streams})", nameof(options));
+        }
+
         _options = options;
         _counters = options.Servers.Select(_ => new ServerCounters()).ToArray();
-        _threads = new Thread[options.Servers.Count];
+        // One index of inputs for every worker: it is the same journal whatever the server, and it is the persister's
+        // largest table (about 7 entries a trade).
+        _index = new TradeIndex(Path.Combine(options.DataDirectory, JournalSource.InputJournalFile));
+        _threads = new Thread[options.Servers.Count * options.Streams];
         for (int i = 0; i < _threads.Length; i++)
         {
-            int server = i;
-            _threads[i] = new Thread(() => RunWorker(server)) { IsBackground = true, Name = $"persister-{server}" };
+            int server = i / options.Streams, stream = i % options.Streams;
+            _threads[i] = new Thread(() => RunWorker(server, stream)) { IsBackground = true, Name = $"persister-{server}.{stream}" };
         }
     }
 
@@ -121,16 +140,18 @@ public sealed class Persister : IDisposable
         return $"{b.Host}:{b.Port}/{b.Database} as {b.Username}";
     }
 
-    private void RunWorker(int server)
+    private void RunWorker(int server, int stream)
     {
         var counters = _counters[server];
-        string name = $"server {server} ({Describe(_options.Servers[server])})";
+        string name = _options.Streams == 1
+            ? $"server {server} ({Describe(_options.Servers[server])})"
+            : $"server {server} stream {stream} ({Describe(_options.Servers[server])})";
         var backoff = _options.MinBackoff;
         while (!_stop.IsCancellationRequested)
         {
             try
             {
-                if (RunConnected(server, counters, name))
+                if (RunConnected(server, stream, counters, name))
                 {
                     return; // drained
                 }
@@ -173,7 +194,7 @@ public sealed class Persister : IDisposable
     };
 
     /// <summary>One connected life of a worker: reads committed positions, then writes batches until stopped or drained.</summary>
-    private bool RunConnected(int server, ServerCounters counters, string name)
+    private bool RunConnected(int server, int stream, ServerCounters counters, string name)
     {
         var connection = new NpgsqlConnection(_options.Servers[server]);
         connection.Open();
@@ -187,8 +208,7 @@ public sealed class Persister : IDisposable
         var committed = writer.LoadPositions();
         _options.Log.WriteLine($"persister: {name}: connected, {committed.Count} journal positions");
         var tails = new Dictionary<string, (JournalSource Source, JournalTail Tail)>();
-        using var index = new TradeIndex(Path.Combine(_options.DataDirectory, JournalSource.InputJournalFile));
-        var builder = new RowBuilder(index, _options.Servers.Count);
+        var builder = new RowBuilder(_index, _options.Servers.Count);
         long rowsBefore = 0, quarantinedBefore = 0, serverBefore = 0;
         Task<Batch>? next = null;
         try
@@ -196,7 +216,7 @@ public sealed class Persister : IDisposable
             while (!_stop.IsCancellationRequested)
             {
                 var busy = Stopwatch.StartNew();
-                var batch = next is null ? Gather(server, committed, tails, index, builder) : next.GetAwaiter().GetResult();
+                var batch = next is null ? Gather(server, stream, committed, tails, builder) : next.GetAwaiter().GetResult();
                 next = null;
                 if (batch.Positions.Count == 0)
                 {
@@ -209,9 +229,9 @@ public sealed class Persister : IDisposable
                     continue;
                 }
 
-                // Read and build the next batch while this one is written: the tails, the index and the builder are
-                // used by one thread at a time (this one again only after the task's result is taken).
-                next = Task.Run(() => Gather(server, committed, tails, index, builder));
+                // Read and build the next batch while this one is written: the tails and the builder are used by one
+                // thread at a time (this one again only after the task's result is taken); the shared index locks.
+                next = Task.Run(() => Gather(server, stream, committed, tails, builder));
                 writer.Write(batch.Rows, batch.Positions);
                 Interlocked.Add(ref counters.Records, batch.Rows.Count);
                 Interlocked.Add(ref counters.Rows, writer.RowsWritten - rowsBefore);
@@ -247,19 +267,19 @@ public sealed class Persister : IDisposable
     /// <summary>The records of one transaction: this server's rows, and the position every journal read reaches.</summary>
     private sealed record Batch(List<RecordRows> Rows, Dictionary<string, (long Generation, int Seq)> Positions);
 
-    private Batch Gather(int server, Dictionary<string, (long Generation, int Seq)> committed,
-        Dictionary<string, (JournalSource Source, JournalTail Tail)> tails, TradeIndex index, RowBuilder builder)
+    private Batch Gather(int server, int stream, Dictionary<string, (long Generation, int Seq)> committed,
+        Dictionary<string, (JournalSource Source, JournalTail Tail)> tails, RowBuilder builder)
     {
         foreach (var source in JournalSource.Discover(_options.DataDirectory))
         {
-            if (!tails.ContainsKey(source.Name))
+            if (source.StreamOf(_options.Streams) == stream && !tails.ContainsKey(source.Name))
             {
                 var (generation, seq) = committed.GetValueOrDefault(source.Name);
                 tails[source.Name] = (source, new JournalTail(source.Path, generation, seq));
             }
         }
 
-        index.CatchUp();
+        _index.CatchUp();
         var batch = new Batch(new List<RecordRows>(), new Dictionary<string, (long, int)>());
         var records = new List<JournalRecord>();
         int room = _options.BatchRecords;
@@ -297,6 +317,7 @@ public sealed class Persister : IDisposable
 
         _stop.Dispose();
         _fatal.Dispose();
+        _index.Dispose();
     }
 }
 

@@ -21,6 +21,27 @@ public sealed record JournalSource(string Name, string Path, bool IsInput)
                 .Select(p => new JournalSource(System.IO.Path.GetFileNameWithoutExtension(p), p, System.IO.Path.GetFileName(p) == InputJournalFile))
                 .ToList()
             : [];
+
+    /// <summary>
+    /// The COPY stream (0..<paramref name="streams"/>-1) that writes this journal: the input journal has stream 0 to
+    /// itself (it holds 7 of a trade's 16 records), the session stores are spread over the others by a hash of their
+    /// name that is the same in every process, so a journal's stream does not depend on the order the stores appear.
+    /// </summary>
+    public int StreamOf(int streams)
+    {
+        if (streams <= 1 || IsInput)
+        {
+            return 0;
+        }
+
+        uint hash = 2166136261; // FNV-1a
+        foreach (char c in Name)
+        {
+            hash = (hash ^ c) * 16777619;
+        }
+
+        return 1 + (int)(hash % (uint)(streams - 1));
+    }
 }
 
 /// <summary>Where a trade's messages belong: its parties (partition key), matching key and trade date.</summary>
@@ -59,13 +80,16 @@ internal sealed record ExceptionRow(string Participant, string Kind, string? Ref
 /// notice (which carries only the message ID it answers) goes to the same server and day as its trade. Filled from
 /// its own read-only tail of the input journal (read from the start at startup, so a restarted persister knows every
 /// input again); an answer's input is always in the journal before the answer is sent (the service's rule), so a
-/// miss first reads the input journal further.
+/// miss first reads the input journal further. One index serves every worker of a persister (each stream, each
+/// server), so its reads and its catching up take a lock.
 /// </summary>
 internal sealed class TradeIndex : IDisposable
 {
     private readonly Dictionary<(string Participant, string Id), TradeRef> _byId = new();
     private readonly JournalTail? _tail;
     private readonly List<JournalRecord> _scratch = new();
+    private readonly object _gate = new();
+    private DateOnly? _businessDate;
 
     public TradeIndex(string? inputJournal)
     {
@@ -73,12 +97,38 @@ internal sealed class TradeIndex : IDisposable
     }
 
     /// <summary>The business date recorded in the input journal (its first record), once read.</summary>
-    public DateOnly? BusinessDate { get; private set; }
+    public DateOnly? BusinessDate
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _businessDate;
+            }
+        }
+    }
 
-    public int Count => _byId.Count;
+    public int Count
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _byId.Count;
+            }
+        }
+    }
 
     /// <summary>Reads what the input journal has now.</summary>
     public void CatchUp()
+    {
+        lock (_gate)
+        {
+            CatchUpLocked();
+        }
+    }
+
+    private void CatchUpLocked()
     {
         if (_tail is null)
         {
@@ -102,7 +152,7 @@ internal sealed class TradeIndex : IDisposable
 
                 if (record.Seq == 1 && participant.Length == 0)
                 {
-                    BusinessDate = FixFields.Date(generationOrDate.ToString(System.Globalization.CultureInfo.InvariantCulture));
+                    _businessDate = FixFields.Date(generationOrDate.ToString(System.Globalization.CultureInfo.InvariantCulture));
                     continue;
                 }
 
@@ -124,16 +174,25 @@ internal sealed class TradeIndex : IDisposable
             return false;
         }
 
-        if (_byId.TryGetValue((participant, id), out trade))
+        lock (_gate)
         {
-            return true;
-        }
+            if (_byId.TryGetValue((participant, id), out trade))
+            {
+                return true;
+            }
 
-        CatchUp();
-        return _byId.TryGetValue((participant, id), out trade);
+            CatchUpLocked();
+            return _byId.TryGetValue((participant, id), out trade);
+        }
     }
 
-    public void Dispose() => _tail?.Dispose();
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _tail?.Dispose();
+        }
+    }
 }
 
 /// <summary>

@@ -90,6 +90,36 @@ public sealed class JournalReaderTests : IDisposable
     }
 
     [Fact]
+    public void A_record_larger_than_the_readers_window_is_read_whole_between_small_ones()
+    {
+        // The reader reads the file through a window of 256 KB; a larger record grows it.
+        var large = new byte[300 * 1024];
+        new Random(7).NextBytes(large);
+        using (var store = JournalMessageStore.Open(new JournalOptions { FilePath = JournalPath, FlushPolicy = FlushPolicy.EveryMessage, MaxMessages = 10, MaxBytes = 1 << 21 }, DateTime.UtcNow))
+        {
+            Assert.Equal(StoreWriteStatus.Ok, store.Append(1, M(1)));
+            Assert.Equal(StoreWriteStatus.Ok, store.Append(2, large));
+            Assert.Equal(StoreWriteStatus.Ok, store.Append(3, M(3)));
+        }
+
+        using var reader = JournalReader.OpenShared(JournalPath)!;
+        var messages = new List<byte[]>();
+        while (reader.TryRead(out var record) == JournalReadStatus.Record)
+        {
+            if (record.IsMessage)
+            {
+                messages.Add(record.Message.ToArray());
+            }
+        }
+
+        Assert.Equal(3, messages.Count);
+        Assert.Equal(M(1), messages[0]);
+        Assert.Equal(large, messages[1]);
+        Assert.Equal(M(3), messages[2]);
+        Assert.Equal(new FileInfo(JournalPath).Length, reader.Offset);
+    }
+
+    [Fact]
     public void A_record_whose_crc_does_not_match_is_not_delivered_and_the_store_cuts_the_journal_there()
     {
         WriteJournal(3);

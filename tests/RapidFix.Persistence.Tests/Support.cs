@@ -76,6 +76,13 @@ internal static class TestJournals
         MaxBytes = 1 << 20,
     }, DateTime.UtcNow);
 
+    /// <summary>The one number a SQL statement answers (count(*) and the like).</summary>
+    public static long Count(Npgsql.NpgsqlConnection c, string sql)
+    {
+        using var command = new Npgsql.NpgsqlCommand(sql, c);
+        return Convert.ToInt64(command.ExecuteScalar(), System.Globalization.CultureInfo.InvariantCulture);
+    }
+
     /// <summary>The bytes of message <paramref name="i"/>: "message i".</summary>
     public static byte[] M(int i) => Encoding.ASCII.GetBytes($"message {i}");
 

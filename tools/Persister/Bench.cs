@@ -18,7 +18,7 @@ internal static class Bench
     private static readonly string[] Managers = ["IM1", "IM2"];
     private static readonly string[] Brokers = ["EB1", "EB2"];
 
-    public static int Run(int trades, int batch, TextWriter output)
+    public static int Run(int trades, int batch, int streams, TextWriter output)
     {
         string work = Path.Combine(Path.GetTempPath(), "rapidfix-persister-bench-" + Guid.NewGuid().ToString("N")[..8]);
         try
@@ -27,14 +27,33 @@ internal static class Bench
             int records = WriteJournals(data, trades);
             output.WriteLine($"journals: {trades} trades, {records} records in {data}");
             using var rig = Rig.Create(1, durable: true);
-            using var persister = new Persistence.Persister(new PersisterOptions { DataDirectory = data, Servers = rig.Writers, BatchRecords = batch, Log = output });
+            using var persister = new Persistence.Persister(new PersisterOptions
+            {
+                DataDirectory = data, Servers = rig.Writers, BatchRecords = batch, Streams = streams, Log = output,
+            });
+            // CPU time around the run, the persister's and the server's: what a row costs, which the machine's load
+            // changes far less than it changes the elapsed time.
+            var self = Process.GetCurrentProcess();
+            var clientBefore = self.TotalProcessorTime;
+            var serverBefore = rig.Clusters[0].CpuTime();
             var clock = Stopwatch.StartNew();
             persister.Start();
             persister.Drain();
             clock.Stop();
+            self.Refresh();
+            double client = (self.TotalProcessorTime - clientBefore).TotalSeconds;
+            double? server = (rig.Clusters[0].CpuTime() - serverBefore)?.TotalSeconds;
             var c = persister.Counters[0];
             output.WriteLine($"persister alone: {c.Rows} rows ({c.Records} records) in {clock.Elapsed.TotalSeconds:F2} s = {c.Rows / clock.Elapsed.TotalSeconds:N0} rows/s, " +
-                             $"{c.Batches} transactions of up to {batch} records, {c.ServerShare:P0} of the time waiting on PostgreSQL");
+                             $"{c.Batches} transactions of up to {batch} records on {streams} stream(s), {c.ServerShare:P0} of the time waiting on PostgreSQL");
+            if (server is { } s)
+            {
+                double perRow = (client + s) / c.Rows;
+                output.WriteLine($"CPU: persister {client:F2} s ({client / c.Rows * 1e6:F2} us a row), PostgreSQL {s:F2} s ({s / c.Rows * 1e6:F2} us a row); " +
+                                 $"{perRow * 1e6:F2} us of CPU a row in all: at most {1 / perRow:N0} rows/s a core, " +
+                                 $"{Environment.ProcessorCount / perRow:N0} rows/s on this machine's {Environment.ProcessorCount} cores were they idle");
+            }
+
             return 0;
         }
         finally

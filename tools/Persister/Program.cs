@@ -17,6 +17,11 @@ var dbs = new Option<string[]>("--db")
 var admin = new Option<string[]>("--admin") { Description = "a connection string that may create schemas and roles, once per database", Required = true };
 var dataDir = new Option<DirectoryInfo>("--data-dir") { Description = "the matching service's data directory (input journal and session stores)", Required = true };
 var batch = new Option<int>("--batch") { Description = "journal records per transaction, at most", DefaultValueFactory = _ => 20_000 };
+var streams = new Option<int>("--streams")
+{
+    Description = "COPY streams per server (connections, each with its share of the journals: the input journal on stream 0, the stores on the others)",
+    DefaultValueFactory = _ => 2,
+};
 var untilDrained = new Option<bool>("--until-drained") { Description = "stop once every journal is written to its end (default: tail until Ctrl+C or SIGTERM)" };
 
 var migrate = new Command("migrate", "create or migrate the schema and the roles on every database (RAPIDFIX_WRITER_PASSWORD, RAPIDFIX_READER_PASSWORD set their passwords)")
@@ -35,14 +40,8 @@ migrate.SetAction(parse => Guarded(() =>
     return 0;
 }));
 
-var run = new Command("run", "tail the service's journals and write them to the databases") { dataDir, dbs, batch, untilDrained };
-run.Validators.Add(r =>
-{
-    if (r.GetResult(batch) is { Implicit: false } && r.GetValue(batch) < 1)
-    {
-        r.AddError("--batch must be positive");
-    }
-});
+var run = new Command("run", "tail the service's journals and write them to the databases") { dataDir, dbs, batch, streams, untilDrained };
+run.Validators.Add(PositiveBatchAndStreams);
 run.SetAction(parse => Guarded(() =>
 {
     var servers = NoPasswords(parse.GetValue(dbs)!);
@@ -51,6 +50,7 @@ run.SetAction(parse => Guarded(() =>
         DataDirectory = parse.GetValue(dataDir)!.FullName,
         Servers = servers,
         BatchRecords = parse.GetValue(batch),
+        Streams = parse.GetValue(streams),
         Log = Console.Out,
     });
     Console.WriteLine($"persister: {servers.Count} servers: {string.Join(", ", servers.Select(Persister.Describe))}");
@@ -146,8 +146,9 @@ detach.SetAction(parse => Guarded(() =>
 }));
 
 var trades = new Option<int>("--trades") { Description = "trades in the run", DefaultValueFactory = _ => 100_000 };
-var bench = new Command("bench", "the persister alone: rows/s into one throwaway PostgreSQL with COPY, and the share of time waiting on it") { trades, batch };
-bench.SetAction(parse => Guarded(() => Bench.Run(parse.GetValue(trades), parse.GetValue(batch), Console.Out)));
+var bench = new Command("bench", "the persister alone: rows/s into one throwaway PostgreSQL with COPY, and the share of time waiting on it") { trades, batch, streams };
+bench.Validators.Add(PositiveBatchAndStreams);
+bench.SetAction(parse => Guarded(() => Bench.Run(parse.GetValue(trades), parse.GetValue(batch), parse.GetValue(streams), Console.Out)));
 
 var pathTrades = new Option<int>("--trades") { Description = "trades in the run (default: --rate x --seconds / 7, about 7 messages a trade)" };
 var pathRate = new Option<int>("--rate") { Description = "messages a second offered by the driver (0: as fast as it can: the degradation run)", DefaultValueFactory = _ => 10_000 };
@@ -157,15 +158,15 @@ var plot = new Option<string?>("--plot") { Description = "write the throughput-a
 var samplesCsv = new Option<string?>("--csv") { Description = "write the per-second samples here (seconds, journalled, persisted, rows)" };
 var path = new Command("path", "the whole path, FIX in to PostgreSQL: driver, service, journals, persister, one or more databases; reports whether the journal backlog stays bounded")
 {
-    pathTrades, pathRate, pathSeconds, databases, plot, samplesCsv,
+    pathTrades, pathRate, pathSeconds, databases, streams, plot, samplesCsv,
 };
 path.Validators.Add(r =>
 {
     // Only what was given is checked (defaults are applied after validation).
     bool Given(Option<int> option, int least) => r.GetResult(option) is { Implicit: false } && r.GetValue(option) < least;
-    if (Given(pathRate, 0) || Given(pathSeconds, 1) || Given(databases, 1) || Given(pathTrades, 1))
+    if (Given(pathRate, 0) || Given(pathSeconds, 1) || Given(databases, 1) || Given(pathTrades, 1) || Given(streams, 1))
     {
-        r.AddError("--rate must be 0 or positive, --seconds, --databases and --trades positive");
+        r.AddError("--rate must be 0 or positive, --seconds, --databases, --streams and --trades positive");
     }
 
     if (r.GetResult(pathRate) is { Implicit: false } && r.GetValue(pathRate) == 0 && r.GetResult(pathTrades) is not { Implicit: false })
@@ -177,7 +178,7 @@ path.SetAction(parse => Guarded(() =>
 {
     int rate = parse.GetValue(pathRate);
     int n = parse.GetValue(pathTrades) is > 0 and var given ? given : (int)Math.Max(10, (long)rate * parse.GetValue(pathSeconds) / 7);
-    return WholePath.Run(n, rate, parse.GetValue(databases), parse.GetValue(plot), parse.GetValue(samplesCsv), Console.Out);
+    return WholePath.Run(n, rate, parse.GetValue(databases), parse.GetValue(streams), parse.GetValue(plot), parse.GetValue(samplesCsv), Console.Out);
 }));
 
 var fault = new Argument<string>("fault") { Description = "db-outage | kill (the persister) | kill-service (the matching service) | one-down" };
@@ -238,6 +239,15 @@ var root = new RootCommand("RapidFix persister: the matching service's journals 
     migrate, run, query, detach, bench, path, faults, cluster,
 };
 return root.Parse(args).Invoke();
+
+// Only what was given is checked (defaults come after validation).
+void PositiveBatchAndStreams(System.CommandLine.Parsing.CommandResult r)
+{
+    if (r.GetResult(batch) is { Implicit: false } && r.GetValue(batch) < 1 || r.GetResult(streams) is { Implicit: false } && r.GetValue(streams) < 1)
+    {
+        r.AddError("--batch and --streams must be positive");
+    }
+}
 
 // Passwords come from PGPASSWORD or a pgpass file (Npgsql reads both), never from a command line that ps shows.
 static List<string> NoPasswords(string[] connections)

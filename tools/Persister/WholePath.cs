@@ -18,7 +18,7 @@ internal static class WholePath
     /// <summary>One second of the run: records journalled and persisted so far, rows stored, and whether the driver was still sending.</summary>
     internal readonly record struct Sample(double Seconds, long Journalled, long Persisted, long Rows, bool Sending);
 
-    public static int Run(int trades, int rate, int databases, string? plot, string? csv, TextWriter output)
+    public static int Run(int trades, int rate, int databases, int streams, string? plot, string? csv, TextWriter output)
     {
         string work = Path.Combine(Path.GetTempPath(), "rapidfix-persister-path-" + Guid.NewGuid().ToString("N")[..8]);
         try
@@ -30,10 +30,11 @@ internal static class WholePath
             {
                 DataDirectory = scenario.DataDirectory,
                 Servers = rig.Writers,
+                Streams = streams,
                 Log = output,
             });
             persister.Start();
-            output.WriteLine($"whole path: {trades} trades, {scenario.Messages} messages, offered at {(rate > 0 ? rate.ToString("N0", CultureInfo.InvariantCulture) + " messages/s" : "the driver's full speed")}, {databases} database(s)");
+            output.WriteLine($"whole path: {trades} trades, {scenario.Messages} messages, offered at {(rate > 0 ? rate.ToString("N0", CultureInfo.InvariantCulture) + " messages/s" : "the driver's full speed")}, {databases} database(s), {streams} stream(s) each");
             var clock = Stopwatch.StartNew();
             var drive = Task.Run(() => scenario.Drive(port, output, rate));
             var samples = new List<Sample>();

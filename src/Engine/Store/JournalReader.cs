@@ -63,7 +63,11 @@ public readonly ref struct JournalRecordView
 public sealed partial class JournalReader : IDisposable
 {
     private readonly SafeFileHandle _handle;
-    private byte[] _buffer = new byte[64 * 1024];
+    // A window of the file at _windowStart: one read brings many records (a tail that made three system calls a record
+    // spent most of its time in them), grown only for a record larger than it.
+    private byte[] _window = new byte[256 * 1024];
+    private long _windowStart;
+    private int _windowLength;
 
     private JournalReader(string path, SafeFileHandle handle)
     {
@@ -143,13 +147,28 @@ public sealed partial class JournalReader : IDisposable
     public JournalReadStatus TryRead(out JournalRecordView record)
     {
         record = default;
-        var status = ReadAt(_handle, Offset, RandomAccess.GetLength(_handle), ref _buffer, out int size);
+        // What the window holds may predate the writer's last bytes: a whole record there (its CRC matches) is the
+        // record, anything else is decided on the file as it is now, read again from the offset.
+        var status = Decode(out int size);
         if (status != JournalReadStatus.Record)
         {
-            return status;
+            Fill();
+            status = Decode(out size);
+            if (status == JournalReadStatus.Incomplete && size > _window.Length)
+            {
+                _window = new byte[Math.Max(size, _window.Length * 2)];
+                Fill();
+                status = Decode(out size);
+            }
+
+            if (status != JournalReadStatus.Record)
+            {
+                return status;
+            }
         }
 
-        record = new JournalRecordView(_buffer.AsSpan(JournalFormat.RecordHeaderSize, size - JournalFormat.RecordHeaderSize));
+        int at = (int)(Offset - _windowStart);
+        record = new JournalRecordView(_window.AsSpan(at + JournalFormat.RecordHeaderSize, size - JournalFormat.RecordHeaderSize));
         if (record.IsGeneration)
         {
             Generation = record.GenerationNumber;
@@ -157,6 +176,49 @@ public sealed partial class JournalReader : IDisposable
 
         Offset += size;
         return status;
+    }
+
+    /// <summary>Reads the file from <see cref="Offset"/> into the window (as much as it holds, up to the file's end).</summary>
+    private void Fill()
+    {
+        _windowStart = Offset;
+        _windowLength = 0;
+        int read;
+        while (_windowLength < _window.Length && (read = RandomAccess.Read(_handle, _window.AsSpan(_windowLength), Offset + _windowLength)) > 0)
+        {
+            _windowLength += read;
+        }
+    }
+
+    /// <summary>The record at <see cref="Offset"/> as the window holds it: the checks of <see cref="ReadAt"/> on the window's bytes.</summary>
+    private JournalReadStatus Decode(out int size)
+    {
+        size = 0;
+        long at = Offset - _windowStart;
+        var bytes = at >= 0 && at <= _windowLength ? _window.AsSpan((int)at, _windowLength - (int)at) : default;
+        if (bytes.IsEmpty)
+        {
+            return JournalReadStatus.End;
+        }
+
+        if (bytes.Length < JournalFormat.RecordHeaderSize)
+        {
+            return JournalReadStatus.Incomplete;
+        }
+
+        long bodyLength = BinaryPrimitives.ReadUInt32LittleEndian(bytes);
+        if (bodyLength < 1)
+        {
+            return JournalReadStatus.BadLength;
+        }
+
+        size = JournalFormat.RecordHeaderSize + (int)Math.Min(bodyLength, int.MaxValue - JournalFormat.RecordHeaderSize);
+        if (size > bytes.Length)
+        {
+            return JournalReadStatus.Incomplete;
+        }
+
+        return JournalFormat.CrcMatches(bytes[..size]) ? JournalReadStatus.Record : JournalReadStatus.BadCrc;
     }
 
     /// <summary>
