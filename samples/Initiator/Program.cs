@@ -66,8 +66,14 @@ static int RunInitiator(string config, int orders, int intervalMs, int logonTime
         Thread.Sleep(intervalMs);
     }
 
-    Thread.Sleep(500);
-    Console.WriteLine($"{application.Executions} executions received; logging out");
+    // Each order is done when its Filled execution is back; a busy acceptor may take a while (10 s at most here).
+    var answered = DateTime.UtcNow.AddSeconds(10);
+    while (Volatile.Read(ref application.Filled) < orders && DateTime.UtcNow < answered)
+    {
+        Thread.Sleep(20);
+    }
+
+    Console.WriteLine($"{Volatile.Read(ref application.Executions)} executions received; logging out");
     return 0;
 }
 
@@ -75,6 +81,7 @@ static int RunInitiator(string config, int orders, int intervalMs, int logonTime
 internal sealed class PrintingApplication : FixApplicationBase, IMessageHandler
 {
     public int Executions;
+    public int Filled;
 
     public override void OnLogon(FixSession session) => Console.WriteLine($"{session.Id}: logged on");
 
@@ -84,9 +91,14 @@ internal sealed class PrintingApplication : FixApplicationBase, IMessageHandler
 
     public MessageDisposition OnMessage(ExecutionReport report, FixSession session)
     {
-        Interlocked.Increment(ref Executions);
         Console.WriteLine($"execution {Encoding.ASCII.GetString(report.ExecID)} for {Encoding.ASCII.GetString(report.ClOrdID)}: " +
             $"filled {report.CumQty} @ {report.LastPx}, {report.LeavesQty} left");
+        Interlocked.Increment(ref Executions);
+        if (report.OrdStatus == Values.OrdStatus.Filled)
+        {
+            Interlocked.Increment(ref Filled);
+        }
+
         return MessageDisposition.Accept;
     }
 }
