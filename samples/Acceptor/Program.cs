@@ -6,6 +6,8 @@ using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Sessions;
+using RapidFix.Engine.Validation;
+using RapidFix.Messages.Fix44;
 using RapidFix.Samples;
 
 // The sample acceptor: fills every NewOrderSingle in two ExecutionReports (a partial fill, then the rest).
@@ -46,61 +48,53 @@ static int RunAcceptor(string config, bool quiet)
 }
 
 /// <summary>
-/// Answers each order with two executions. The message path allocates nothing: the reply is written with a
-/// FixBodyWriter over a buffer created once, and values are read with the typed getters.
+/// Answers each order with two executions. Orders arrive through the MessageCracker as typed views over the receive
+/// buffer; each execution is written by the generated ExecutionReportWriter in place, in the session's own buffer.
+/// With --quiet the message path allocates nothing (the order's line on the console is the only allocation).
 /// </summary>
-internal sealed class FillingApplication(bool quiet) : FixApplicationBase
+internal sealed class FillingApplication(bool quiet) : FixApplicationBase, IMessageHandler
 {
-    private readonly byte[] _body = new byte[4096];
-    private readonly byte[] _id = new byte[32];
+    private readonly byte[] _id = new byte[20];
     private long _executions;
 
     public override void OnLogon(FixSession session) => Console.WriteLine($"{session.Id}: logged on");
 
     public override void OnLogout(FixSession session) => Console.WriteLine($"{session.Id}: logged out");
 
-    public override MessageDisposition FromApp(FixSession session, FixMessage message)
+    // One OnMessage per message type handled; the cracker answers the others with a BusinessMessageReject
+    // (UnsupportedMessageType), as QuickFIX/n's does.
+    public override MessageDisposition FromApp(FixSession session, FixMessage message) => MessageCracker.Crack(this, message, session);
+
+    public MessageDisposition OnMessage(NewOrderSingle order, FixSession session)
     {
-        if (!message.MsgType.SequenceEqual("D"u8))
+        // The session validated the order against the dictionary: OrderQty is there and a number; whole and positive is ours to check.
+        decimal requested = order.OrderQty.ToDecimal();
+        if (requested <= 0 || requested != decimal.Truncate(requested) || requested > long.MaxValue / 2)
         {
-            return MessageDisposition.UnsupportedMessageType;
+            return MessageDisposition.Reject(SessionRejectReason.ValueIsIncorrect, FieldTags.OrderQty);
         }
 
-        if (!message.TryGetLong(Tags.OrderQty, out long quantity) || quantity <= 0)
-        {
-            return MessageDisposition.Reject(RapidFix.Engine.Validation.SessionRejectReason.ValueIsIncorrect, Tags.OrderQty);
-        }
-
-        message.TryGetDecimal(Tags.Price, out var price);
+        long quantity = (long)requested;
+        order.TryGetPrice(out var price); // a market order has none: executed at 0 in this sample
         long first = Math.Max(1, quantity / 2);
-        SendExecution(session, message, execType: (byte)'F', ordStatus: (byte)'1', lastQty: first, cumQty: first, leaves: quantity - first, price);
-        SendExecution(session, message, execType: (byte)'F', ordStatus: (byte)'2', lastQty: quantity - first, cumQty: quantity, leaves: 0, price);
+        SendExecution(session, order, Values.OrdStatus.PartiallyFilled, lastQty: first, cumQty: first, leaves: quantity - first, price);
+        SendExecution(session, order, Values.OrdStatus.Filled, lastQty: quantity - first, cumQty: quantity, leaves: 0, price);
         if (!quiet)
         {
-            Console.WriteLine($"{session.Id}: order {Encoding.ASCII.GetString(message.GetValue(Tags.ClOrdID))} {quantity} {Encoding.ASCII.GetString(message.GetValue(Tags.Symbol))} @ {price} filled");
+            Console.WriteLine($"{session.Id}: order {Encoding.ASCII.GetString(order.ClOrdID)} {quantity} {Encoding.ASCII.GetString(order.Symbol)} @ {price} filled");
         }
 
         return MessageDisposition.Accept;
     }
 
-    private void SendExecution(FixSession session, FixMessage order, byte execType, byte ordStatus, long lastQty, long cumQty, long leaves, FixDecimal price)
+    private void SendExecution(FixSession session, NewOrderSingle order, byte ordStatus, long lastQty, long cumQty, long leaves, FixDecimal price)
     {
-        long exec = ++_executions;
-        int n = FixValue.FormatLong(exec, _id);
-        var body = new FixBodyWriter(_body);
-        body.Add(Tags.OrderID, order.GetValue(Tags.ClOrdID));
-        body.Add(Tags.ClOrdID, order.GetValue(Tags.ClOrdID));
-        body.Add(Tags.ExecID, _id.AsSpan(0, n));
-        body.AddChar(150, execType);
-        body.AddChar(Tags.OrdStatus, ordStatus);
-        body.Add(Tags.Symbol, order.GetValue(Tags.Symbol));
-        body.Add(Tags.Side, order.GetValue(Tags.Side));
-        body.Add(Tags.OrderQty, cumQty + leaves);
-        body.Add(32, lastQty);
-        body.Add(31, price);
-        body.Add(151, leaves);
-        body.Add(14, cumQty);
-        body.Add(6, price);
-        session.Send("8"u8, body.Written);
+        int n = FixValue.FormatLong(++_executions, _id);
+        using var report = ExecutionReportWriter.Begin(session); // the header in the session's buffer, its lock held until Send
+        report.OrderID(order.ClOrdID).ClOrdID(order.ClOrdID).ExecID(_id.AsSpan(0, n))
+            .ExecType(Values.ExecType.Trade).OrdStatus(ordStatus).Symbol(order.Symbol).Side(order.Side)
+            .OrderQty(new FixDecimal(cumQty + leaves, 0)).LastQty(new FixDecimal(lastQty, 0)).LastPx(price)
+            .LeavesQty(new FixDecimal(leaves, 0)).CumQty(new FixDecimal(cumQty, 0)).AvgPx(price);
+        report.Send();
     }
 }

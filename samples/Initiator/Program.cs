@@ -6,6 +6,7 @@ using RapidFix.Engine.Diagnostics;
 using RapidFix.Engine.Fields;
 using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Sessions;
+using RapidFix.Messages.Fix44;
 using RapidFix.Samples;
 
 // The sample initiator: logs on to samples/Acceptor, sends an order every interval and prints the executions.
@@ -49,49 +50,55 @@ static int RunInitiator(string config, int orders, int intervalMs, int logonTime
         return 1;
     }
 
-    var body = new byte[1024];
-    var symbols = new[] { "MSFT", "AAPL", "VOD.L", "SAP.DE" };
+    // Everything an order needs is made here, once: the loop writes each order in place, in the session's buffer.
+    byte[] clOrdId = new byte[48];
+    int prefix = Encoding.ASCII.GetBytes($"ORD-{DateTime.UtcNow:HHmmss}-", clOrdId);
+    byte[][] symbols = [.. new[] { "MSFT", "AAPL", "VOD.L", "SAP.DE" }.Select(Encoding.ASCII.GetBytes)];
     for (int n = 1; n <= orders; n++)
     {
-        var order = new FixBodyWriter(body);
-        order.Add(Tags.ClOrdID, Encoding.ASCII.GetBytes($"ORD-{DateTime.UtcNow:HHmmss}-{n}"));
-        order.AddChar(Tags.Side, (byte)'1');
-        order.Add(Tags.Symbol, Encoding.ASCII.GetBytes(symbols[n % symbols.Length]));
-        order.Add(Tags.OrderQty, 100 * n);
-        order.AddChar(Tags.OrdType, (byte)'2');
-        order.Add(Tags.Price, new FixDecimal(10_000 + n, -2));
-        order.AddTimestamp(Tags.TransactTime, RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos);
-        order.AddChar(21, (byte)'1');
-        var result = session.Send("D"u8, order.Written);
+        int length = prefix + FixValue.FormatLong(n, clOrdId.AsSpan(prefix));
+        using var order = NewOrderSingleWriter.Begin(session); // the header in the session's buffer, its lock held until Send
+        order.ClOrdID(clOrdId.AsSpan(0, length)).HandlInst(Values.HandlInst.AutomatedExecutionOrderPrivate)
+            .Symbol(symbols[n % symbols.Length]).Side(Values.Side.Buy).TransactTime(RapidFix.Engine.Time.EngineClock.Shared.UtcNowNanos)
+            .OrderQty(new FixDecimal(100 * n, 0)).OrdType(Values.OrdType.Limit).Price(new FixDecimal(10_000 + n, -2));
+        var result = order.Send();
         Console.WriteLine($"sent order {n}: {result}");
         Thread.Sleep(intervalMs);
     }
 
-    Thread.Sleep(500);
-    Console.WriteLine($"{application.Executions} executions received; logging out");
+    // Each order is done when its Filled execution is back; a busy acceptor may take a while (10 s at most here).
+    var answered = DateTime.UtcNow.AddSeconds(10);
+    while (Volatile.Read(ref application.Filled) < orders && DateTime.UtcNow < answered)
+    {
+        Thread.Sleep(20);
+    }
+
+    Console.WriteLine($"{Volatile.Read(ref application.Executions)} executions received; logging out");
     return 0;
 }
 
-internal sealed class PrintingApplication : FixApplicationBase
+/// <summary>Prints each execution, read in place through the typed ExecutionReport view the cracker hands over.</summary>
+internal sealed class PrintingApplication : FixApplicationBase, IMessageHandler
 {
     public int Executions;
+    public int Filled;
 
     public override void OnLogon(FixSession session) => Console.WriteLine($"{session.Id}: logged on");
 
     public override void OnLogout(FixSession session) => Console.WriteLine($"{session.Id}: logged out");
 
-    public override MessageDisposition FromApp(FixSession session, FixMessage message)
+    public override MessageDisposition FromApp(FixSession session, FixMessage message) => MessageCracker.Crack(this, message, session);
+
+    public MessageDisposition OnMessage(ExecutionReport report, FixSession session)
     {
-        if (message.MsgType.SequenceEqual("8"u8))
+        Console.WriteLine($"execution {Encoding.ASCII.GetString(report.ExecID)} for {Encoding.ASCII.GetString(report.ClOrdID)}: " +
+            $"filled {report.CumQty} @ {report.LastPx}, {report.LeavesQty} left");
+        Interlocked.Increment(ref Executions);
+        if (report.OrdStatus == Values.OrdStatus.Filled)
         {
-            Interlocked.Increment(ref Executions);
-            message.TryGetLong(14, out long cum);
-            message.TryGetLong(151, out long leaves);
-            message.TryGetDecimal(31, out var px);
-            Console.WriteLine($"execution {Encoding.ASCII.GetString(message.GetValue(Tags.ExecID))} for {Encoding.ASCII.GetString(message.GetValue(Tags.ClOrdID))}: filled {cum} @ {px}, {leaves} left");
-            return MessageDisposition.Accept;
+            Interlocked.Increment(ref Filled);
         }
 
-        return MessageDisposition.UnsupportedMessageType;
+        return MessageDisposition.Accept;
     }
 }

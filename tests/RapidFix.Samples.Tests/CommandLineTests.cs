@@ -22,6 +22,7 @@ public sealed class CommandLineTests : IDisposable
         { "samples/FastDecode", "FastDecode", "--framing" },
         { "tools/Fuzz", "RapidFix.Fuzz", "--cases" },
         { "tools/TradeDriver", "RapidFix.TradeDriver", "run" },
+        { "tools/Persister", "RapidFix.Persister", "migrate" },
     };
 
     [Theory]

@@ -27,6 +27,7 @@ public sealed partial class QuickstartTests : IDisposable
         string feed = PackIntoFeed("src/Fast/RapidFix.Fast.csproj", "src/Matching/RapidFix.Matching.csproj", "src/Messages/RapidFix.Messages.Fix44/RapidFix.Messages.Fix44.csproj");
         Assert.Contains($"RapidFix.Engine.{_version}.nupkg", Directory.GetFiles(feed).Select(Path.GetFileName));
         Assert.Contains($"RapidFix.Engine.{_version}.snupkg", Directory.GetFiles(feed).Select(Path.GetFileName));
+        AssertPackagesAcceptable(feed, "RapidFix.Telemetry", "RapidFix.Fields", "RapidFix.Pools", "RapidFix.Engine", "RapidFix.Fast", "RapidFix.Matching", "RapidFix.Messages.Fix44");
 
         string acceptor = NewConsoleProject("QuickAcceptor", acceptorCode, "RapidFix.Engine", "RapidFix.Messages.Fix44");
         string initiator = NewConsoleProject("QuickInitiator", initiatorCode, "RapidFix.Engine", "RapidFix.Messages.Fix44");

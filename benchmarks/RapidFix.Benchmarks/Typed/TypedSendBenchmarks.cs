@@ -1,5 +1,6 @@
 using System.Net;
 using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Configs;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Configuration;
 using RapidFix.Engine.Fields;
@@ -17,9 +18,12 @@ namespace RapidFix.Benchmarks.Typed;
 /// and the generated <see cref="ExecutionReportWriter"/> writing in place in the session's buffer. The transport only
 /// counts; the session persists nothing (PersistMessages=N), so the figure is the encode path alone. Beside them, the
 /// same report through a bare <see cref="FixEncoder"/> (what <c>FixEncodeBenchmarks</c> measures: no session, no
-/// lock, the header written by hand), the floor both session paths stand on.
+/// lock, the header written by hand), the floor both session paths stand on. A second pair sends the same report with
+/// a repeating group of three parties (NoPartyIDs: 10 more fields), both ways: each category has its own baseline.
 /// </summary>
 [MemoryDiagnoser]
+[GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory)]
+[CategoriesColumn]
 public class TypedSendBenchmarks
 {
     private readonly byte[] _body = new byte[1024];
@@ -57,7 +61,11 @@ public class TypedSendBenchmarks
         }
     }
 
+    private const string Plain = "ExecutionReport";
+    private const string WithGroup = "ExecutionReport + 3 parties";
+
     [Benchmark(Baseline = true, Description = "FixBodyWriter + Send (copy)")]
+    [BenchmarkCategory(Plain)]
     public SendResult BodyWriterSend()
     {
         var body = new FixBodyWriter(_body);
@@ -82,6 +90,7 @@ public class TypedSendBenchmarks
     }
 
     [Benchmark(Description = "typed writer in place")]
+    [BenchmarkCategory(Plain)]
     public SendResult TypedWriterSend()
     {
         using var w = ExecutionReportWriter.Begin(_session);
@@ -94,7 +103,61 @@ public class TypedSendBenchmarks
     }
 
     [Benchmark(Description = "FixEncoder alone (no session)")]
+    [BenchmarkCategory(Plain)]
     public int EncoderAlone() => FixSampleEncoding.EncodeExecutionReport(_encoder, _buffer, _clock.UtcNowNanos, ++_seq).Length;
+
+    [Benchmark(Baseline = true, Description = "FixBodyWriter + Send (copy), 3 parties")]
+    [BenchmarkCategory(WithGroup)]
+    public SendResult BodyWriterSendGroup()
+    {
+        var body = new FixBodyWriter(_body);
+        body.Add(FieldTags.OrderID, "BRK-998877"u8);
+        body.Add(FieldTags.ClOrdID, "ORD-0000012345"u8);
+        body.Add(FieldTags.ExecID, "EXE-5566778899"u8);
+        body.AddChar(FieldTags.ExecType, Values.ExecType.Trade);
+        body.AddChar(FieldTags.OrdStatus, Values.OrdStatus.PartiallyFilled);
+        body.Add(FieldTags.NoPartyIDs, 3L);
+        body.Add(FieldTags.PartyID, "DESK1"u8);
+        body.AddChar(FieldTags.PartyIDSource, Values.PartyIDSource.ProprietaryCustomCode);
+        body.Add(FieldTags.PartyRole, Values.PartyRole.ExecutingFirm);
+        body.Add(FieldTags.PartyID, "TRADER9"u8);
+        body.AddChar(FieldTags.PartyIDSource, Values.PartyIDSource.ProprietaryCustomCode);
+        body.Add(FieldTags.PartyRole, Values.PartyRole.OrderOriginationTrader);
+        body.Add(FieldTags.PartyID, "CLEARER2"u8);
+        body.AddChar(FieldTags.PartyIDSource, Values.PartyIDSource.ProprietaryCustomCode);
+        body.Add(FieldTags.PartyRole, Values.PartyRole.ClearingFirm);
+        body.Add(FieldTags.Account, "ACCT-778"u8);
+        body.Add(FieldTags.Symbol, "MSFT"u8);
+        body.AddChar(FieldTags.Side, Values.Side.Buy);
+        body.Add(FieldTags.OrderQty, new FixDecimal(1500, 0));
+        body.AddChar(FieldTags.OrdType, Values.OrdType.Limit);
+        body.Add(FieldTags.Price, new FixDecimal(41237, -2));
+        body.Add(FieldTags.LastQty, new FixDecimal(500, 0));
+        body.Add(FieldTags.LastPx, new FixDecimal(41235, -2));
+        body.Add(FieldTags.LeavesQty, new FixDecimal(1000, 0));
+        body.Add(FieldTags.CumQty, new FixDecimal(500, 0));
+        body.Add(FieldTags.AvgPx, new FixDecimal(41235, -2));
+        body.AddTimestamp(FieldTags.TransactTime, 1_795_000_000_000_000_000);
+        return _session.Send(MsgTypes.ExecutionReportBytes, body.Written);
+    }
+
+    [Benchmark(Description = "typed writer in place, 3 parties")]
+    [BenchmarkCategory(WithGroup)]
+    public SendResult TypedWriterSendGroup()
+    {
+        using var w = ExecutionReportWriter.Begin(_session);
+        w.OrderID("BRK-998877"u8).ClOrdID("ORD-0000012345"u8).ExecID("EXE-5566778899"u8)
+            .ExecType(Values.ExecType.Trade).OrdStatus(Values.OrdStatus.PartiallyFilled);
+        w.NoPartyIDs(3)
+            .PartyID("DESK1"u8).PartyIDSource(Values.PartyIDSource.ProprietaryCustomCode).PartyRole(Values.PartyRole.ExecutingFirm)
+            .PartyID("TRADER9"u8).PartyIDSource(Values.PartyIDSource.ProprietaryCustomCode).PartyRole(Values.PartyRole.OrderOriginationTrader)
+            .PartyID("CLEARER2"u8).PartyIDSource(Values.PartyIDSource.ProprietaryCustomCode).PartyRole(Values.PartyRole.ClearingFirm);
+        w.Account("ACCT-778"u8).Symbol("MSFT"u8)
+            .Side(Values.Side.Buy).OrderQty(new FixDecimal(1500, 0)).OrdType(Values.OrdType.Limit).Price(new FixDecimal(41237, -2))
+            .LastQty(new FixDecimal(500, 0)).LastPx(new FixDecimal(41235, -2)).LeavesQty(new FixDecimal(1000, 0))
+            .CumQty(new FixDecimal(500, 0)).AvgPx(new FixDecimal(41235, -2)).TransactTime(1_795_000_000_000_000_000);
+        return w.Send();
+    }
 
     private sealed class CountingTransport : ISessionTransport
     {

@@ -150,6 +150,7 @@ public sealed class EngineLog : IDisposable
     private readonly Thread? _writer;
     private byte[][] _sessionNames = [];
     private string[] _sessionNameStrings = [];
+    private SessionMessageLog?[] _eventLogs = []; // by session index: the sessions whose events also go to their FileLogPath event file
     private long _head;
     private long _tail;
     private long _dropped;
@@ -200,6 +201,38 @@ public sealed class EngineLog : IDisposable
     }
 
     /// <summary>
+    /// Sends every event of <paramref name="session"/> to its message log's event file as well (QuickFIX's
+    /// <c>&lt;prefix&gt;.event.current.log</c>), or stops it (null). Set-up and tear-down only.
+    /// </summary>
+    internal void RouteEvents(int session, SessionMessageLog? log)
+    {
+        if (session < 0)
+        {
+            return;
+        }
+
+        lock (_gate)
+        {
+            var logs = _eventLogs;
+            if (session >= logs.Length)
+            {
+                if (log is null)
+                {
+                    return;
+                }
+
+                var grown = new SessionMessageLog?[Math.Max(session + 1, logs.Length * 2)];
+                logs.CopyTo(grown, 0);
+                grown[session] = log;
+                Volatile.Write(ref _eventLogs, grown);
+                return;
+            }
+
+            Volatile.Write(ref logs[session], log);
+        }
+    }
+
+    /// <summary>
     /// Records an event. Never blocks on I/O, never allocates. Session events (logon, logout, resend, reject,
     /// disconnection) also go to the "RapidFix" event source when a trace listens, whatever the log level.
     /// </summary>
@@ -233,12 +266,19 @@ public sealed class EngineLog : IDisposable
             }
         }
 
+        long now = Time.EngineClock.Shared.UtcNowNanos;
+        var eventLogs = Volatile.Read(ref _eventLogs);
+        if ((uint)session < (uint)eventLogs.Length && Volatile.Read(ref eventLogs[session]) is { } eventLog)
+        {
+            // The session's own event file (FileLogPath) has every event of the session, whatever this log's level.
+            eventLog.EngineEvent(new Entry(now, level, ev, session, a, b, peer, detail, note));
+        }
+
         if (level < MinimumLevel || _output is null)
         {
             return;
         }
 
-        long now = Time.EngineClock.Shared.UtcNowNanos;
         lock (_gate)
         {
             if (_head - _tail >= _ring.Length)
@@ -381,10 +421,27 @@ public sealed class EngineLog : IDisposable
             w.Append(": "u8);
         }
 
+        return AppendEvent(e, ref w, _address);
+    }
+
+    /// <summary>
+    /// Formats what an entry says (the peer, the event's text, its detail) and a newline into <paramref name="line"/>
+    /// from <paramref name="at"/>, for a log that puts its own prefix before it (a session's event file): the
+    /// line's length. <paramref name="address"/> is the caller's scratch (64 characters). Allocation-free.
+    /// </summary>
+    internal static int FormatEvent(in Entry e, Span<byte> line, int at, char[] address)
+    {
+        var w = new LineWriter(line);
+        w.Advance(at);
+        return AppendEvent(e, ref w, address);
+    }
+
+    private static int AppendEvent(in Entry e, ref LineWriter w, char[] address)
+    {
         if (e.Peer is not null)
         {
             w.Append("peer "u8);
-            AppendAddress(ref w, e.Peer);
+            AppendAddress(ref w, e.Peer, address);
             w.Append(": "u8);
         }
 
@@ -514,10 +571,10 @@ public sealed class EngineLog : IDisposable
     };
 
     /// <summary>"address:port" without allocating for IP endpoints (the writer thread's scratch); other kinds by their text.</summary>
-    private void AppendAddress(ref LineWriter w, System.Net.EndPoint peer)
+    private static void AppendAddress(ref LineWriter w, System.Net.EndPoint peer, char[] address)
     {
-        int chars = FormatPeer(peer, _address);
-        w.AppendAscii(chars > 0 ? _address.AsSpan(0, chars) : peer.ToString().AsSpan());
+        int chars = FormatPeer(peer, address);
+        w.AppendAscii(chars > 0 ? address.AsSpan(0, chars) : peer.ToString().AsSpan());
     }
 
     /// <summary>

@@ -8,14 +8,17 @@ namespace RapidFix.Engine.Diagnostics;
 /// <summary>
 /// The message log of FileLogPath, in QuickFIX's file-log layout: per session <c>&lt;prefix&gt;.messages.current.log</c>
 /// (every message received and sent, one per line as "yyyyMMdd-HH:mm:ss.fff : message") and
-/// <c>&lt;prefix&gt;.event.current.log</c> (the log's own events: opened, messages dropped, closed), prefix
-/// "BeginString-Sender-Target" as QuickFIX/n names it.
+/// <c>&lt;prefix&gt;.event.current.log</c> (the session's events as QuickFIX/n writes them there: logons, logouts,
+/// resend requests, rejects, sequence resets, disconnections with their reason; and the log's own: opened, records
+/// dropped, closed), prefix "BeginString-Sender-Target" as QuickFIX/n names it.
 /// </summary>
 /// <remarks>
 /// The session's thread only copies each message into its session's ring (<see cref="SessionMessageLog"/>), sized
 /// at startup; one writer thread drains every ring into its files through buffers allocated once. Neither side
 /// allocates per message and the session never waits for the disk: a message that does not fit the ring is dropped
-/// and counted, and the drop is written to the event log when the writer catches up.
+/// and counted, and the drop is written to the event log when the writer catches up. The session's events reach
+/// its ring of <see cref="EngineLog"/> entries through the engine log (<see cref="EngineLog.RouteEvents"/>), from
+/// whichever thread logs them, and are formatted by the same writer thread.
 /// </remarks>
 public sealed class MessageFileLog : IDisposable
 {
@@ -203,7 +206,8 @@ public sealed class MessageFileLog : IDisposable
 
 /// <summary>
 /// One session's side of the <see cref="MessageFileLog"/>: a byte ring the session copies each message into (single
-/// producer: the session calls it under its lock) and the writer thread drains (single consumer).
+/// producer: the session calls it under its lock) and a ring of engine-log entries for the session's events (any
+/// thread, under a lock: events are rare), both drained by the writer thread (single consumer) in time order.
 /// </summary>
 public sealed class SessionMessageLog
 {
@@ -212,9 +216,19 @@ public sealed class SessionMessageLog
     private const byte Out = (byte)'>';
     private const byte EventRecord = (byte)'E';
 
+    // Events are per logon, reject or disconnection, not per message: 512 waiting for the writer is ample; beyond
+    // that they are dropped and counted like messages (a flood of rejects must not grow memory nor block).
+    private const int EngineEventCapacity = 512;
+
     private readonly byte[] _ring;
     private readonly byte[] _line;
     private readonly byte[] _header = new byte[RecordHeader];
+    private readonly EngineLog.Entry[] _engineEvents = new EngineLog.Entry[EngineEventCapacity];
+    private readonly object _engineEventGate = new();
+    private readonly byte[] _eventLine = new byte[2048];
+    private readonly char[] _address = new char[64];
+    private long _engineEventHead; // under _engineEventGate
+    private long _engineEventTail; // under _engineEventGate
     private readonly FileStream _messages;
     private readonly FileStream _events;
     private long _head; // written by the producer
@@ -266,6 +280,26 @@ public sealed class SessionMessageLog
     /// <summary>A line for the event file.</summary>
     public bool Event(ReadOnlySpan<byte> text) => Append(EventRecord, text);
 
+    /// <summary>
+    /// One of the session's engine-log events for the event file (any thread; allocation-free, never blocks on I/O):
+    /// false when the ring is full (dropped and counted).
+    /// </summary>
+    internal bool EngineEvent(in EngineLog.Entry entry)
+    {
+        lock (_engineEventGate)
+        {
+            if (_engineEventHead - _engineEventTail >= _engineEvents.Length)
+            {
+                Interlocked.Increment(ref _dropped);
+                return false;
+            }
+
+            _engineEvents[_engineEventHead % _engineEvents.Length] = entry;
+            _engineEventHead++;
+            return true;
+        }
+    }
+
     private bool Append(byte kind, ReadOnlySpan<byte> payload)
     {
         long head = _head;
@@ -302,16 +336,50 @@ public sealed class SessionMessageLog
         _ring.AsSpan(0, destination.Length - first).CopyTo(destination.Slice(first));
     }
 
-    /// <summary>The writer: one record to its file; false when the ring is empty.</summary>
+    /// <summary>The writer: the older of the next record and the next engine event to its file; false when both rings are empty.</summary>
     internal bool WriteNext()
     {
         long tail = _tail;
-        if (Volatile.Read(ref _head) == tail)
+        bool record = Volatile.Read(ref _head) != tail;
+        if (record)
         {
-            return false;
+            Read(tail, _header);
         }
 
-        Read(tail, _header);
+        EngineLog.Entry engineEvent;
+        lock (_engineEventGate)
+        {
+            if (_engineEventTail == _engineEventHead)
+            {
+                return record && WriteRecord(tail);
+            }
+
+            engineEvent = _engineEvents[_engineEventTail % _engineEvents.Length];
+        }
+
+        if (record && BinaryPrimitives.ReadInt64LittleEndian(_header) <= engineEvent.TimeNanos)
+        {
+            return WriteRecord(tail);
+        }
+
+        // "yyyyMMdd-HH:mm:ss.fff : " and what the engine log says of the event, without the session's name: the
+        // file is the session's.
+        int n = FixTimeFormat.FormatTimestamp(engineEvent.TimeNanos, FixTimePrecision.Milliseconds, _eventLine);
+        n += Text(_eventLine, " : "u8, n);
+        n = EngineLog.FormatEvent(engineEvent, _eventLine, n, _address);
+        lock (_engineEventGate)
+        {
+            _engineEvents[_engineEventTail % _engineEvents.Length] = default; // let go of the peer and detail it held
+            _engineEventTail++;
+        }
+
+        _events.Write(_eventLine, 0, n);
+        return true;
+    }
+
+    /// <summary>The writer: the record at <paramref name="tail"/>, whose header is read, to its file.</summary>
+    private bool WriteRecord(long tail)
+    {
         long nanos = BinaryPrimitives.ReadInt64LittleEndian(_header);
         byte kind = _header[8];
         int length = BinaryPrimitives.ReadInt32LittleEndian(_header.AsSpan(9));
@@ -346,9 +414,11 @@ public sealed class SessionMessageLog
         return true;
     }
 
-    private int Text(ReadOnlySpan<byte> text, int at)
+    private int Text(ReadOnlySpan<byte> text, int at) => Text(_line, text, at);
+
+    private static int Text(byte[] line, ReadOnlySpan<byte> text, int at)
     {
-        text.CopyTo(_line.AsSpan(at));
+        text.CopyTo(line.AsSpan(at));
         return text.Length;
     }
 
