@@ -96,4 +96,17 @@ internal sealed class ParticipantApplication : FixApplicationBase
     /// </summary>
     internal static bool IsRefusal(ReadOnlySpan<byte> message) =>
         FixMessage.PeekMsgType(message).SequenceEqual("j"u8) && message.IndexOf("\u0001379="u8) < 0;
+
+    /// <summary>The MsgSeqNum a stored refusal (<see cref="IsRefusal"/>) answers: its RefSeqNum (45), 0 when absent (startup).</summary>
+    internal static int RefusedSeqNum(ReadOnlySpan<byte> refusal)
+    {
+        int at = refusal.IndexOf("\u000145="u8);
+        int n = 0;
+        for (int i = at < 0 ? refusal.Length : at + 4; i < refusal.Length && refusal[i] is >= (byte)'0' and <= (byte)'9'; i++)
+        {
+            n = (n * 10) + (refusal[i] - '0');
+        }
+
+        return n;
+    }
 }
