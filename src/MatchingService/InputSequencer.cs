@@ -84,9 +84,6 @@ internal sealed class InputSequencer
         }
     }
 
-    /// <summary>Wakes the matcher thread (its loop also flushes the sessions' deferred messages). Allocation-free.</summary>
-    public void WakeMatcher() => _wake();
-
     /// <summary>The business date of the last input (the journal's date, or its last roll's).</summary>
     public int BusinessDate
     {

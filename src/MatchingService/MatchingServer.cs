@@ -149,13 +149,19 @@ public sealed partial class MatchingServer : IDisposable
             // sequence number it is expected to send next. Opened and closed again: the engine opens them for good.
             var stored = new long[participants.Length];
             var generations = new long[participants.Length];
+            var refused = new HashSet<int>[participants.Length]; // the MsgSeqNums the session refused (answered, never journalled)
             for (int i = 0; i < participants.Length; i++)
             {
                 using var store = MessageStoreFactory.Open(settings.Sessions[i], DateTime.UtcNow);
                 generations[i] = store.Generation;
+                refused[i] = [];
                 foreach (var message in store.GetRange(1, 0))
                 {
-                    if (MatchingCore.IsAnswer(FixMessage.PeekMsgType(message.Bytes)) && !ParticipantApplication.IsRefusal(message.Bytes))
+                    if (ParticipantApplication.IsRefusal(message.Bytes))
+                    {
+                        refused[i].Add(ParticipantApplication.RefusedSeqNum(message.Bytes));
+                    }
+                    else if (MatchingCore.IsAnswer(FixMessage.PeekMsgType(message.Bytes)))
                     {
                         stored[i]++;
                     }
@@ -178,15 +184,23 @@ public sealed partial class MatchingServer : IDisposable
 
             // A session store may have moved past the last input the journal kept (the journal's tail was not yet
             // durable at the crash): expect the first lost input again, so the session asks the participant to
-            // resend it.
+            // resend it. A message the session refused after the journal's last input (its BusinessMessageReject is
+            // in the store: wrong partition, back-pressure, unsupported type) was answered, not lost: asked for again
+            // it would be answered twice (and one refused for back-pressure matched after the participant's own
+            // resend of it), so the first lost input is the first after the journal's that no stored refusal answers.
             for (int i = 0; i < participants.Length; i++)
             {
-                int highest = sequencer.HighestJournalled(i, generations[i]);
+                int next = sequencer.HighestJournalled(i, generations[i]) + 1;
+                while (refused[i].Contains(next))
+                {
+                    next++;
+                }
+
                 using var store = MessageStoreFactory.Open(settings.Sessions[i], DateTime.UtcNow);
-                if (store.NextTargetMsgSeqNum > highest + 1)
+                if (store.NextTargetMsgSeqNum > next)
                 {
                     replay = replay with { TargetsLowered = replay.TargetsLowered + 1 };
-                    store.SetNextTargetMsgSeqNum(highest + 1);
+                    store.SetNextTargetMsgSeqNum(next);
                     store.Flush();
                 }
             }

@@ -9,8 +9,9 @@ namespace RapidFix.MatchingService;
 /// <remarks>
 /// <para><b>The restart rule.</b> The n-th application message the matcher addresses to participant P (counting
 /// from the first input of the journal) is sent if and only if n &gt; S(P), where S(P) is the number of the
-/// matcher's application messages found in P's outbound session store at startup (the back-pressure refusals the
-/// connection thread stores there are not the matcher's: they carry no BusinessRejectRefID and are not counted). This holds because (1) the
+/// matcher's application messages found in P's outbound session store at startup (the session's own
+/// BusinessMessageRejects stored there on the connection thread, back-pressure 4, wrong partition 6, unsupported type
+/// 3, are not the matcher's: they carry no BusinessRejectRefID and are not counted). This holds because (1) the
 /// matcher is deterministic and the input journal replays its inputs in the original order, so the n-th message to
 /// P is the same message after a restart; (2) only this thread sends application messages, in that order, and a
 /// message counts as handled once <see cref="FixSession.Send"/> has stored it (Sent, or TransportFailed after

@@ -7,9 +7,11 @@ namespace RapidFix.MatchingService;
 
 /// <summary>
 /// The application behind one participant's session. <see cref="FromApp"/> runs on the connection thread under the
-/// session's lock: it only journals and queues the message (<see cref="InputSequencer"/>), or refuses it on this
-/// same session (back-pressure, stored deferred); matching and every answer happen on the matcher thread, which takes one session lock at a time (in <see cref="FixSession.Send"/>) and never
-/// while holding another. Sending a CLS to another participant straight from here would take that session's lock
+/// session's lock: it only journals and queues the message (<see cref="InputSequencer"/>), or refuses it with the
+/// session's own BusinessMessageReject (back-pressure 4, wrong partition 6, unsupported type 3: the engine stores it
+/// and writes it with the read's batch, one store flush per read); matching and every answer happen on the matcher
+/// thread, which takes one session lock at a time (in <see cref="FixSession.SendDeferred"/>) and never while
+/// holding another. Sending a CLS to another participant straight from here would take that session's lock
 /// while holding this one: two participants clearing trades with each other at the same moment would deadlock.
 /// </summary>
 internal sealed class ParticipantApplication : FixApplicationBase
@@ -18,7 +20,6 @@ internal sealed class ParticipantApplication : FixApplicationBase
     private readonly InputSequencer _sequencer;
     private readonly OutputDispatcher _dispatcher;
     private readonly Func<int, bool> _isFresh;
-    private readonly byte[] _refusal = new byte[256]; // the refusal's body, written on the connection thread under the session lock
     private readonly PartitionOwnership? _ownership;
     private long _refusedBusy;
 
@@ -78,41 +79,34 @@ internal sealed class ParticipantApplication : FixApplicationBase
                 return MessageDisposition.Accept;
             default:
                 // Back-pressure: BusinessRejectReason 4 (application not available); the message was not taken and
-                // the participant sends it again (a new MsgSeqNum, the same business ID).
+                // the participant sends it again (a new MsgSeqNum, the same business ID). The engine's reject goes
+                // out deferred with the read's batch: no flush wait per refused message on the connection thread.
                 Interlocked.Increment(ref _refusedBusy);
-                return Refuse(session, message);
+                return MessageDisposition.BusinessReject(RefusedBusyReason);
         }
     }
 
+    /// <summary>BusinessRejectReason of a back-pressure refusal: application not available.</summary>
+    internal const int RefusedBusyReason = 4;
+
     /// <summary>
-    /// True for a refusal this class stored (a BusinessMessageReject without BusinessRejectRefID, 379): not one of the
-    /// matcher's answers, so the restart rule does not count it (every answer the matcher writes as 35=j carries 379).
+    /// True for a refusal the session stored for this class (the engine's BusinessMessageReject: back-pressure 4, wrong
+    /// partition 6, unsupported type 3; it has no BusinessRejectRefID, 379): not one of the matcher's answers, so the
+    /// restart rule does not count it (every answer the matcher writes as 35=j carries 379).
     /// </summary>
     internal static bool IsRefusal(ReadOnlySpan<byte> message) =>
         FixMessage.PeekMsgType(message).SequenceEqual("j"u8) && message.IndexOf("\u0001379="u8) < 0;
 
-    // The refusal goes out deferred, as the matcher's answers do: stored now, on the wire at the matcher thread's next
-    // FlushSessions (or before anything else this session sends). The session's own BusinessMessageReject is a plain
-    // send that waits under the session lock for its own store flush (StoreSyncBeforeSend=Y): one flush wait per
-    // refused message, which past the bounded rate took the time matching needed. The same fields as the session's,
-    // in the same order.
-    private MessageDisposition Refuse(FixSession session, FixMessage message)
+    /// <summary>The MsgSeqNum a stored refusal (<see cref="IsRefusal"/>) answers: its RefSeqNum (45), 0 when absent (startup).</summary>
+    internal static int RefusedSeqNum(ReadOnlySpan<byte> refusal)
     {
-        message.TryGetInt(Tags.MsgSeqNum, out int refSeqNum);
-        var body = new FixBodyWriter(_refusal);
-        body.Add(Tags.RefSeqNum, refSeqNum);
-        body.Add(Tags.Text, "Application not available"u8);
-        body.Add(Tags.RefMsgType, message.MsgType);
-        body.Add(Tags.BusinessRejectReason, 4L);
-        switch (session.SendDeferred("j"u8, body.Written))
+        int at = refusal.IndexOf("\u000145="u8);
+        int n = 0;
+        for (int i = at < 0 ? refusal.Length : at + 4; i < refusal.Length && refusal[i] is >= (byte)'0' and <= (byte)'9'; i++)
         {
-            case SendResult.Sent:
-                _sequencer.WakeMatcher(); // its loop flushes the sessions that hold deferred messages
-                return MessageDisposition.Accept; // answered: the session only moves its expected MsgSeqNum on
-            case SendResult.TransportFailed:
-                return MessageDisposition.Accept; // stored: a resend delivers it
-            default:
-                return MessageDisposition.BusinessReject(4); // not stored: the session's own (waiting) refusal
+            n = (n * 10) + (refusal[i] - '0');
         }
+
+        return n;
     }
 }

@@ -110,6 +110,7 @@ internal sealed class AnswerCollector : FixApplicationBase
     private long _count;
     private long _acks;
     private long _cls;
+    private long _refusals;
 
     /// <summary>Application messages received.</summary>
     public long Count => Interlocked.Read(ref _count);
@@ -119,6 +120,13 @@ internal sealed class AnswerCollector : FixApplicationBase
 
     /// <summary>CLS messages received.</summary>
     public long Cls => Interlocked.Read(ref _cls);
+
+    /// <summary>
+    /// Acks that refused a message before the matcher saw it: BusinessMessageRejects without BusinessRejectRefID (379),
+    /// which the matcher's own rejections always carry (back-pressure 4, wrong partition 6, unsupported type 3).
+    /// Counted in <see cref="Acks"/> too: each answers one message sent.
+    /// </summary>
+    public long Refusals => Interlocked.Read(ref _refusals);
 
     /// <summary>Keep every answer's text ('|' for SOH), for tests that compare messages.</summary>
     public bool KeepText { get; init; }
@@ -150,6 +158,10 @@ internal sealed class AnswerCollector : FixApplicationBase
         if (answer.Kind == AnswerKind.Ack)
         {
             Interlocked.Increment(ref _acks);
+            if (answer.Rejected && message.MsgType.SequenceEqual("j"u8) && !message.Contains(379))
+            {
+                Interlocked.Increment(ref _refusals);
+            }
         }
         else if (answer.Kind == AnswerKind.Cls)
         {

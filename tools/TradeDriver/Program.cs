@@ -4,7 +4,7 @@ using RapidFix.Engine.Configuration;
 using RapidFix.TradeDriver;
 
 // tools/TradeDriver: generates trade sets for the matching service and verifies the service against them
-// (docs/matching-service.md). Exit codes: 0 success, 1 mismatches (verify) or an unbounded backlog (throughput),
+// (docs/matching-service.md). Exit codes: 0 success, 1 mismatches (verify) or a rate not sustainable (throughput),
 // 2 a usage or environment error.
 var trades = new Option<int>("--trades") { Description = "trades in the set", DefaultValueFactory = _ => 10_000 };
 var seed = new Option<int>("--seed") { Description = "random seed: the same seed gives the same set", DefaultValueFactory = _ => 1 };
@@ -110,7 +110,7 @@ verify.SetAction(parse => Guarded(() => Verifier.Run(new VerifyOptions
 
 var rate = new Option<int>("--rate") { Description = "messages per second offered (open loop)", DefaultValueFactory = _ => 10_000 };
 var seconds = new Option<int>("--seconds") { Description = "how long to offer them", DefaultValueFactory = _ => 60 };
-var throughput = new Command("throughput", "offer trades at a fixed rate for a while and say whether the service's backlog stayed bounded")
+var throughput = new Command("throughput", "offer trades at a fixed rate for a while and say whether the service sustained it (nothing refused, every input matched, backlog bounded)")
 {
     rate, seconds, host, port, staticData,
 };

@@ -21,8 +21,9 @@ internal sealed record ThroughputOptions
 
 /// <summary>
 /// throughput: offers good trades at a fixed rate (open loop: the schedule does not wait for answers) through one
-/// session per participant, samples the backlog (messages sent and not yet acknowledged) every second, and says
-/// whether it stayed bounded: at the end below one second's worth of messages, and not growing over the second half.
+/// session per participant, samples the backlog (messages sent and not yet acknowledged by the matcher) every second,
+/// and says whether the rate was sustainable (<see cref="ThroughputVerdict"/>): nothing refused, every input matched,
+/// and the backlog bounded (at the end below one second's worth of messages, not growing over the second half).
 /// </summary>
 internal static class Throughput
 {
@@ -77,31 +78,84 @@ internal static class Throughput
             participants.FlushAll();
             if (now >= nextSample)
             {
-                samples.Add(ackable - collector.Acks);
+                samples.Add(ackable - (collector.Acks - collector.Refusals));
                 nextSample += Stopwatch.Frequency;
-                output.WriteLine($"t={samples.Count,3}s sent {sent,10} acked {collector.Acks,10} backlog {samples[^1],8}");
+                output.WriteLine($"t={samples.Count,3}s sent {sent,10} acked {collector.Acks - collector.Refusals,10} refused {collector.Refusals,8} backlog {samples[^1],8}");
             }
 
             Thread.Sleep(1);
         }
 
         double sendSeconds = clock.Elapsed.TotalSeconds;
-        long backlogAtEnd = ackable - collector.Acks;
+        // A refusal (BusinessMessageReject 4) answers a message but the matcher never saw it: not progress.
+        long backlogAtEnd = ackable - (collector.Acks - collector.Refusals);
         Verifier.WaitForAnswers(collector, ackable, 0, TimeSpan.FromSeconds(60));
         double drainSeconds = clock.Elapsed.TotalSeconds - sendSeconds;
         int half = samples.Count / 2;
         long growth = samples.Count > 1 ? samples[^1] - samples[half] : 0;
-        bool bounded = backlogAtEnd <= o.Rate && growth <= o.Rate / 100 + 1000 && collector.Acks >= ackable;
+        long matched = -1, serviceRefused = -1;
         output.WriteLine(
-            $"offered {o.Rate} messages/s for {sendSeconds:F1} s: sent {sent} (refused sends {refused}), acked {collector.Acks} of {ackable}, " +
-            $"backlog at end {backlogAtEnd}, growth over the second half {growth}, drained in {drainSeconds:F1} s");
+            $"offered {o.Rate} messages/s for {sendSeconds:F1} s: sent {sent} (refused sends {refused}), acked {collector.Acks - collector.Refusals} of {ackable} " +
+            $"(and {collector.Refusals} refused by the service), backlog at end {backlogAtEnd}, growth over the second half {growth}, drained in {drainSeconds:F1} s");
         if (server is not null)
         {
             var c = server.Counters;
+            matched = c.InputsMatched;
+            serviceRefused = c.InputsRefused;
             output.WriteLine($"service: matched {c.InputsMatched}, answers sent {c.AnswersSent}, refused for back-pressure {c.InputsRefused}");
         }
 
-        output.WriteLine($"rate {o.Rate} messages/s for {o.Seconds} s: backlog {(bounded ? "bounded" : "NOT bounded")}");
-        return bounded ? 0 : 1;
+        var verdict = ThroughputVerdict.Judge(o.Rate, sent, ackable, collector.Acks - collector.Refusals, backlogAtEnd, growth,
+            refused + collector.Refusals + Math.Max(0, serviceRefused), matched);
+        output.WriteLine($"rate {o.Rate} messages/s for {o.Seconds} s: {verdict.Line}");
+        return verdict.Sustainable ? 0 : 1;
+    }
+}
+
+/// <summary>
+/// The throughput verdict. Sustainable (paper 001) means the service kept up with what was offered: every message
+/// matched and acknowledged, nothing refused, and the backlog bounded (at the end below one second's worth, not
+/// growing over the second half). A run that refused messages for back-pressure (BusinessMessageReject 4) is not
+/// sustainable, however short its backlog: the refusals answered messages the matcher never saw.
+/// </summary>
+/// <param name="Sustainable">Whether the rate is sustainable.</param>
+/// <param name="Line">The verdict as printed (the reasons when it is not).</param>
+internal readonly record struct ThroughputVerdict(bool Sustainable, string Line)
+{
+    /// <param name="rate">Messages per second offered.</param>
+    /// <param name="sent">Messages sent.</param>
+    /// <param name="ackable">Messages sent that get an ack (all but SETs).</param>
+    /// <param name="acks">Acks of messages the matcher saw (refusals not included).</param>
+    /// <param name="backlogAtEnd">Ackable messages without such an ack when the sending ended.</param>
+    /// <param name="growth">How much the backlog grew over the second half.</param>
+    /// <param name="refused">Messages refused anywhere: the driver's sessions, the service's refusals (answers or counter).</param>
+    /// <param name="matched">Inputs the service matched, or -1 when not known (a service in another process).</param>
+    public static ThroughputVerdict Judge(int rate, long sent, long ackable, long acks, long backlogAtEnd, long growth, long refused, long matched)
+    {
+        var reasons = new List<string>();
+        if (refused > 0)
+        {
+            reasons.Add($"{refused} refused for back-pressure");
+        }
+
+        if (matched >= 0 && matched < sent)
+        {
+            reasons.Add($"matched {matched} of {sent} sent");
+        }
+
+        if (acks < ackable)
+        {
+            reasons.Add($"acked {acks} of {ackable}");
+        }
+
+        bool bounded = backlogAtEnd <= rate && growth <= (rate / 100) + 1000;
+        if (!bounded)
+        {
+            reasons.Add($"backlog not bounded ({backlogAtEnd} at the end, growth {growth} over the second half)");
+        }
+
+        return reasons.Count == 0
+            ? new ThroughputVerdict(true, "backlog bounded, nothing refused, every input matched: sustainable")
+            : new ThroughputVerdict(false, "NOT sustainable: " + string.Join(", ", reasons));
     }
 }

@@ -30,6 +30,11 @@ public sealed partial class FixSession
     private int _deferredLast;
     private long _deferredPosition;
 
+    // Connection thread, under the lock: the message being processed came in a read batch (OnReadEnd follows), and
+    // a business reject of this read waits for that flush.
+    private bool _inReadBatch;
+    private bool _flushAfterRead;
+
     /// <summary>True while messages stored by <see cref="SendDeferred"/> wait for <see cref="FlushDeferred"/>.</summary>
     public bool HasDeferred => Volatile.Read(ref _deferredFirst) != 0;
 
@@ -95,6 +100,20 @@ public sealed partial class FixSession
         lock (_sync)
         {
             return WriteDeferred();
+        }
+    }
+
+    /// <summary>
+    /// The connection's thread after the last message of one read: writes the business rejects the read's messages
+    /// got (<see cref="GenerateBusinessReject"/>), after one wait for the store to make them durable, with whatever
+    /// else waits in the deferred batch. Nothing to do (no allocation, no lock) when the read rejected nothing.
+    /// </summary>
+    internal void OnReadEnd()
+    {
+        if (_flushAfterRead)
+        {
+            _flushAfterRead = false;
+            FlushDeferred();
         }
     }
 
@@ -176,6 +195,7 @@ public sealed partial class FixSession
             }
 
             messages++;
+            _messageLog?.Outgoing(bytes); // as Complete logs a message it sends
         }
 
         if (used > 0 && !transport.Send(wire.AsSpan(0, used)))

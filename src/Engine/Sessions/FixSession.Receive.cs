@@ -13,7 +13,13 @@ public sealed partial class FixSession
     /// (<see cref="FixMessage.Parse(byte[], int, int, Dictionary.DataDictionary?)"/>), then any messages the
     /// gap it closed releases. The view may be reused by the caller once this returns.
     /// </summary>
-    internal void OnMessage(FixMessage message)
+    /// <param name="message">The parsed message.</param>
+    /// <param name="readBatch">
+    /// The caller is a connection that calls <see cref="OnReadEnd"/> after the last message of each read: business
+    /// rejects of this message are then stored and written with the read's batch (one store flush for the read)
+    /// instead of one flush wait each.
+    /// </param>
+    internal void OnMessage(FixMessage message, bool readBatch = false)
     {
         lock (_sync)
         {
@@ -22,12 +28,14 @@ public sealed partial class FixSession
                 return;
             }
 
+            _inReadBatch = readBatch;
             _counters.MessagesReceived++;
             _messageLog?.Incoming(message.Bytes);
             Process(message);
             _lastProcessedWasQueued = false;
             ProcessQueued();
             CheckTimers();
+            _inReadBatch = false;
         }
     }
 

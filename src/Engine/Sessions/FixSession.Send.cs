@@ -95,7 +95,10 @@ public sealed partial class FixSession
         if (resendSeqNum == 0)
         {
             int seq = _store.NextSenderMsgSeqNum;
-            bool persist = _options.PersistMessages && (application || (_options.ResendSessionLevelRejects && Is(msgType, (byte)'3')));
+            // A BusinessMessageReject is an application message (QuickFIX/n and /J store it and resend it, not gap-fill
+            // it); storing it also lets it go out deferred with its read batch (FixSession.Batch.cs).
+            bool persist = _options.PersistMessages &&
+                           (application || Is(msgType, (byte)'j') || (_options.ResendSessionLevelRejects && Is(msgType, (byte)'3')));
             var status = persist ? _store.Append(seq, encoded.Span) : _store.SetNextSenderMsgSeqNum(seq + 1);
             if (status != StoreWriteStatus.Ok)
             {

@@ -267,7 +267,10 @@ public sealed partial class FixSession
         }
     }
 
-    /// <summary>BusinessMessageReject (35=j) from FIX 4.2; a session Reject with the reason as text before.</summary>
+    /// <summary>
+    /// BusinessMessageReject (35=j) from FIX 4.2, stored like an application message (resent, not gap-filled) and,
+    /// in a read batch, deferred to the read's end; a session Reject with the reason as text before FIX 4.2.
+    /// </summary>
     private void GenerateBusinessReject(FixMessage message, int businessRejectReason, int refTagId)
     {
         int refSeqNum = SeqNumOf(message);
@@ -285,7 +288,14 @@ public sealed partial class FixSession
 
             _encoder.Add(Tags.RefMsgType, message.MsgType);
             _encoder.Add(Tags.BusinessRejectReason, businessRejectReason);
-            Complete("j"u8, 0, application: false);
+            // In a read batch it goes out deferred: stored now, written after one store flush for the whole read
+            // (OnReadEnd), not one flush wait per reject under the session lock: a flood of rejected messages (an
+            // application refusing for back-pressure) then costs what the read costs.
+            bool defer = _inReadBatch && CanDefer;
+            if (Complete("j"u8, 0, application: false, defer: defer) == SendResult.Sent && defer)
+            {
+                _flushAfterRead = true;
+            }
         }
         else
         {

@@ -113,9 +113,15 @@ internal sealed class SessionReceiver
             return false;
         }
 
-        session.OnMessage(_view);
+        session.OnMessage(_view, readBatch: true);
         return true;
     }
+
+    /// <summary>
+    /// After the last message of one read: the session writes what it deferred during the read (its business
+    /// rejects, one store flush for all of them). Every connection that delivers here calls it.
+    /// </summary>
+    public void EndOfRead() => _session?.OnReadEnd();
 
     /// <summary>
     /// A frame that is not a complete message. False when the connection must close: garbage where a Logon must

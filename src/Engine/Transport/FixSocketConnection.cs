@@ -727,7 +727,12 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     private protected abstract bool Adopt(ReadOnlySpan<byte> bytes);
 
     /// <summary>Reads and processes, through the Logon buffer until the connection is bound.</summary>
-    private bool ReceiveAny() => _logonBuffer is null ? Receive() : ReceiveBeforeLogon();
+    private bool ReceiveAny()
+    {
+        bool open = _logonBuffer is null ? Receive() : ReceiveBeforeLogon();
+        _receiver.EndOfRead(); // what the session deferred during the read goes out now: one flush per read
+        return open;
+    }
 
     private bool ReceiveBeforeLogon()
     {

@@ -159,6 +159,8 @@ public sealed class InMemoryConnection : ISessionTransport
             _inboundLength -= offset;
         }
 
+        _receiver.EndOfRead(); // as a socket connection after each read: what the session deferred goes out
+
         if (!_closed && _peerEnded)
         {
             // The other end closed: what it sent before is delivered above, then the counterparty is gone.

@@ -161,7 +161,7 @@ internal static class MeasureCommands
                 var o = baseOptions with { Rate = rate, OutputDirectory = Path.Combine(baseOptions.OutputDirectory, string.Create(Inv, $"rate-{rate:F0}")), Progress = false };
                 last = MeasuredRun.Execute(o, Console.Out, stop.Requested);
                 var result = last.Step;
-                Console.WriteLine(string.Create(Inv, $"offered {result.Offered:N0}/s achieved {result.Achieved:N0}/s bounded {(result.Bounded ? "yes" : "no")} p99 {result.P99Micros:F1} us: {(result.Sustainable(parse.GetValue(p99)) ? "sustainable" : "unsustainable")}"));
+                Console.WriteLine(string.Create(Inv, $"offered {result.Offered:N0}/s achieved {result.Achieved:N0}/s bounded {(result.Bounded ? "yes" : "no")} refused {result.Refused:N0} p99 {result.P99Micros:F1} us: {(result.Sustainable(parse.GetValue(p99)) ? "sustainable" : "unsustainable")}"));
                 return result;
             }
 
