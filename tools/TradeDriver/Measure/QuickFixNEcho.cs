@@ -4,8 +4,9 @@ namespace RapidFix.TradeDriver.Measure;
 /// The QuickFIX/n echo acceptor of the side-by-side run: RapidFix's own program text, written by the driver next to
 /// the QuickFIX/n build (<see cref="QuickFixNPeer.Prepare"/>) and compiled against the user's QuickFIX/n checkout
 /// (a project reference to its core project, so one build makes both). It does the echo work of
-/// <see cref="EchoApplication"/> with QuickFIX/n's public API (acceptor, memory store, no log, no data dictionary:
-/// RapidFix's echo validates nothing either) and speaks <see cref="EchoPeer"/>'s protocol on its standard streams.
+/// <see cref="EchoApplication"/> with QuickFIX/n's public API (acceptor, memory store, no log, messages validated
+/// against the checkout's <c>spec/fix/FIX44.xml</c>, as RapidFix's echo validates against its built-in FIX 4.4
+/// dictionary) and speaks <see cref="EchoPeer"/>'s protocol on its standard streams.
 /// </summary>
 internal static class QuickFixNEcho
 {
@@ -34,8 +35,11 @@ internal static class QuickFixNEcho
             <ConcurrentGarbageCollection>false</ConcurrentGarbageCollection>
             <TieredPGO>true</TieredPGO>
             <NoWarn>$(NoWarn);CS0618</NoWarn>
+            <!-- The build's output folder holds this folder: no default globs (they exclude what is under the output). -->
+            <EnableDefaultCompileItems>false</EnableDefaultCompileItems>
           </PropertyGroup>
           <ItemGroup>
+            <Compile Include="Program.cs" />
             <ProjectReference Include="{coreProject}" />
           </ItemGroup>
           <Import Project="Sdk.targets" Sdk="Microsoft.NET.Sdk" />
@@ -56,13 +60,15 @@ internal static class QuickFixNEcho
         var settings = new StringBuilder();
         settings.AppendLine("[DEFAULT]").AppendLine("ConnectionType=acceptor").AppendLine("SocketAcceptHost=127.0.0.1")
             .AppendLine("SocketAcceptPort=" + args[0]).AppendLine("StartTime=00:00:00").AppendLine("EndTime=00:00:00")
-            .AppendLine("UseDataDictionary=N").AppendLine("HeartBtInt=30");
+            .AppendLine("UseDataDictionary=Y").AppendLine("DataDictionary=" + Path.Combine(AppContext.BaseDirectory, "FIX44.xml"))
+            .AppendLine("AllowUnknownMsgFields=Y").AppendLine("ValidateUserDefinedFields=N").AppendLine("HeartBtInt=30");
         foreach (var participant in args.Skip(2))
         {
             settings.AppendLine("[SESSION]").AppendLine("BeginString=FIX.4.4").AppendLine("SenderCompID=" + args[1]).AppendLine("TargetCompID=" + participant);
         }
 
-        var acceptor = new ThreadedSocketAcceptor(new Echo(), new MemoryStoreFactory(), new SessionSettings(new StringReader(settings.ToString())), new NullLogFactory());
+        var acceptor = new ThreadedSocketAcceptor(new Echo(), new MemoryStoreFactory(), new SessionSettings(new StringReader(settings.ToString())), new NullLogFactory(),
+            new GenericMessages());
         acceptor.Start();
         Console.WriteLine("listening on " + args[0]);
         Console.Out.Flush();
@@ -133,6 +139,24 @@ internal static class QuickFixNEcho
             public void OnCreate(SessionID sessionID) { }
             public void OnLogout(SessionID sessionID) { }
             public void OnLogon(SessionID sessionID) { }
+        }
+
+        // Generic messages: the dictionary gives the groups their delimiters, so the generated FIX 4.4 message classes
+        // (a separate, large QuickFIX/n project) are not needed to read a trade's repeating groups.
+        sealed class GenericMessages : IMessageFactory
+        {
+            public ICollection<string> GetSupportedBeginStrings() => ["FIX.4.4"];
+
+            public Message Create(string beginString, string msgType)
+            {
+                var message = new Message();
+                message.Header.SetField(new MsgType(msgType));
+                return message;
+            }
+
+            public Message Create(string beginString, ApplVerID applVerId, string msgType) => Create(beginString, msgType);
+
+            public Group? Create(string beginString, string msgType, int groupCounterTag) => null;
         }
         """;
 }

@@ -15,6 +15,9 @@ internal static class QuickFixNPeer
     /// <summary>The core project inside a QuickFIX/n checkout.</summary>
     public const string CoreProject = "QuickFIXn/QuickFix.csproj";
 
+    /// <summary>The checkout's FIX 4.4 dictionary, copied beside the echo acceptor (it validates and reads groups with it).</summary>
+    public const string Dictionary = "spec/fix/FIX44.xml";
+
     /// <summary>
     /// Builds QuickFIX/n from <paramref name="checkout"/> and the echo acceptor on it into
     /// <c><paramref name="outputDirectory"/>/quickfixn</c>; writes one line saying what happened; returns the echo
@@ -52,6 +55,7 @@ internal static class QuickFixNPeer
     private static string? Describe(string? checkout) =>
         checkout is null ? "no --quickfixn <path to a QuickFIX/n source checkout> given"
         : !File.Exists(Path.Combine(checkout, CoreProject)) ? $"{checkout} is not a QuickFIX/n source checkout: no {CoreProject}"
+        : !File.Exists(Path.Combine(checkout, Dictionary)) ? $"{checkout} has no FIX 4.4 dictionary for the echo acceptor: no {Dictionary}"
         : null;
 
     private static string? Build(string checkout, string outputDirectory, TimeSpan buildTimeout, out string? skipped)
@@ -96,6 +100,7 @@ internal static class QuickFixNPeer
             return null;
         }
 
+        File.Copy(Path.Combine(checkout, Dictionary), Path.Combine(bin, "FIX44.xml"), overwrite: true);
         return dll;
     }
 }

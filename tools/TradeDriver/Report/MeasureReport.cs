@@ -61,7 +61,7 @@ internal sealed class MeasureReport
 
         if (SideBySide is { } sbs)
         {
-            h.Add(("echo", string.Create(Inv, $"side by side: asked {sbs.RapidFix.Offered:N0} messages/s of the same set to a RapidFix and a QuickFIX/n echo acceptor (FIX 4.4, loopback TCP, memory stores, no validation), each in its own process, one after the other")));
+            h.Add(("echo", string.Create(Inv, $"side by side: asked {sbs.RapidFix.Offered:N0} messages/s of the same set to a RapidFix and a QuickFIX/n echo acceptor (FIX 4.4, loopback TCP, memory stores, each validating against its FIX 4.4 dictionary), each in its own process, one after the other")));
         }
 
         if (Steps.Count > 0)
