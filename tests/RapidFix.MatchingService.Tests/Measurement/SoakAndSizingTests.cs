@@ -98,7 +98,7 @@ public sealed class SoakAndSizingTests
     {
         // 1,000 inputs matched a second (Intervals), each committing 2,000 bytes of pages as a pinned journal and its
         // stores fill: the growth the soak bar allowed before the journal roll. A multi-day soak cannot afford it.
-        var verdict = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: i => (800L << 20) + (i * 1000 * 2000L)), collections: 0)!;
+        var verdict = SoakVerdict.Of(Intervals(60, p9999: _ => 400, resident: i => (400L << 20) + (i * 1000 * 2000L)), collections: 0)!;
 
         Assert.False(verdict.MemoryFlat, verdict.Line);
         Assert.False(verdict.Met);

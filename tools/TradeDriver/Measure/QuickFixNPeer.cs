@@ -55,7 +55,6 @@ internal static class QuickFixNPeer
     private static string? Describe(string? checkout) =>
         checkout is null ? "no --quickfixn <path to a QuickFIX/n source checkout> given"
         : !File.Exists(Path.Combine(checkout, CoreProject)) ? $"{checkout} is not a QuickFIX/n source checkout: no {CoreProject}"
-        : !File.Exists(Path.Combine(checkout, Dictionary)) ? $"{checkout} has no FIX 4.4 dictionary for the echo acceptor: no {Dictionary}"
         : null;
 
     private static string? Build(string checkout, string outputDirectory, TimeSpan buildTimeout, out string? skipped)
@@ -97,6 +96,12 @@ internal static class QuickFixNPeer
             File.WriteAllText(Path.Combine(bin, "build.log"), log);
             string first = log.Split('\n').FirstOrDefault(l => l.Contains("error", StringComparison.OrdinalIgnoreCase))?.Trim() ?? $"exit {build.ExitCode}";
             skipped = $"the build of {project} failed: {first}; the whole log is in {Path.Combine(bin, "build.log")}";
+            return null;
+        }
+
+        if (!File.Exists(Path.Combine(checkout, Dictionary)))
+        {
+            skipped = $"{checkout} has no FIX 4.4 dictionary for the echo acceptor: no {Dictionary}";
             return null;
         }
 
