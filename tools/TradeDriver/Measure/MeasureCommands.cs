@@ -24,6 +24,8 @@ internal static class MeasureCommands
         root.Subcommands.Add(RunCommand("oa", "operational analysis (paper 000): every queue sampled at a fixed interval; X, U, S, R = N/X per component; the bottleneck", 30, 10_000, Kind.Oa));
         root.Subcommands.Add(RunCommand("soak", "a long run: interval histograms (.hlog), resident memory, GC counts, sustainability, a live progress line; stops cleanly on Ctrl+C, SIGTERM or the deadline", 600, 2_000, Kind.Soak));
         root.Subcommands.Add(SweepCommand("curve", "sweep the offered rate: p50, p99, p99.99 against achieved throughput (paper 004)", mst: false));
+        root.Subcommands.Add(EchoCommands.SideBySide());
+        root.Subcommands.Add(EchoCommands.Acceptor());
         root.Subcommands.Add(SweepCommand("mst", "search the maximum sustainable throughput (paper 001): the highest offered rate that achieved keeps up with, queues bounded", mst: true));
     }
 
@@ -65,16 +67,19 @@ internal static class MeasureCommands
         command.SetAction(parse => Guarded(() =>
         {
             var options = common.Options(parse, parse.GetValue(rateOption), parse.GetValue(duration), name, kind == Kind.Soak);
-            common.QuickFixN(parse, options.OutputDirectory, Console.Out);
+            var peer = common.QuickFixN(parse, options.OutputDirectory, Console.Out);
 
             using var stop = StopSignal.Install();
             var run = MeasuredRun.Execute(options, Console.Out, stop.Requested);
+            // With --quickfixn, the same schedule against the two echo acceptors, after the measured run (docs/measurement.md).
+            var sideBySide = peer.Given && !stop.Requested() ? SideBySideResult.Execute(options, peer.Echo, peer.Skipped, Console.Out, stop.Requested) : null;
             var report = new MeasureReport
             {
                 Title = $"RapidFix matching service: {name} at {options.Rate:N0} messages/s",
                 Command = CommandLine(),
                 Run = run,
                 Soak = kind == Kind.Soak,
+                SideBySide = sideBySide,
             };
             report.WriteFiles(options.OutputDirectory);
             if (kind == Kind.Table)
@@ -238,10 +243,10 @@ internal static class MeasureCommands
         where T : struct =>
         result.GetResult(option) is { Implicit: false } ? result.GetValue(option) : null;
 
-    private static string CommandLine() =>
+    internal static string CommandLine() =>
         "dotnet run -c Release --project tools/TradeDriver -f net10.0 -- " + string.Join(' ', Environment.GetCommandLineArgs().Skip(1));
 
-    private static int Guarded(Func<int> run)
+    internal static int Guarded(Func<int> run)
     {
         try
         {
@@ -265,7 +270,7 @@ internal static class MeasureCommands
         private readonly Option<double> _sample = new("--sample-ms") { Description = "milliseconds between queue samples (operational analysis)", DefaultValueFactory = _ => 50 };
         private readonly Option<bool> _noTrace = new("--no-trace") { Description = "do not trace the service (no EventPipe verdict: the GC count comes from the service's own report)" };
         private readonly Option<string> _flush = new("--flush") { Description = "the service's store flush policy: GroupCommit (durable) or OsOnly", DefaultValueFactory = _ => "GroupCommit" };
-        private readonly Option<DirectoryInfo?> _quickfixn = new("--quickfixn") { Description = "a QuickFIX/n source checkout: built here; the side-by-side echo run is not written yet (docs/measurement.md)" };
+        private readonly Option<DirectoryInfo?> _quickfixn = new("--quickfixn") { Description = "a QuickFIX/n source checkout: built here; run/table/oa/soak then run the same schedule against a RapidFix and a QuickFIX/n echo acceptor and report the ratio (docs/measurement.md)" };
         private readonly Option<long> _journalBytes = new("--journal-bytes")
         {
             Description = "bytes of the service's input journal (memory and disk); 0: sized from rate × duration, refused at startup when the machine cannot hold it",
@@ -323,13 +328,18 @@ internal static class MeasureCommands
         };
 
         // QuickFIX/n side by side: built from the checkout when asked for; every outcome without a peer is one line
-        // and the run goes on (QuickFixNPeer).
-        public void QuickFixN(ParseResult parse, string outputDirectory, TextWriter output) =>
-            QuickFixNPeer.Prepare(parse.GetValue(_quickfixn)?.FullName, outputDirectory, output, TimeSpan.FromMinutes(10));
+        // and the run goes on (QuickFixNPeer). Given: the option was there (the side-by-side run then runs, with the
+        // RapidFix row alone when the peer could not be built).
+        public (bool Given, string? Echo, string? Skipped) QuickFixN(ParseResult parse, string outputDirectory, TextWriter output)
+        {
+            string? checkout = parse.GetValue(_quickfixn)?.FullName;
+            string? echo = QuickFixNPeer.Prepare(checkout, outputDirectory, output, TimeSpan.FromMinutes(10), out string? skipped);
+            return (checkout is not null, echo, skipped);
+        }
     }
 
     /// <summary>Ctrl+C and SIGTERM ask the run to stop; it then finishes cleanly and writes its report.</summary>
-    private sealed class StopSignal : IDisposable
+    internal sealed class StopSignal : IDisposable
     {
         private readonly StrongBox<bool> _stop = new();
         private readonly PosixSignalRegistration _term;

@@ -34,6 +34,9 @@ internal sealed class MeasureReport
     /// <summary>A soak: the report judges the soak bar (flat p99.99 and memory, no GC; <see cref="SoakVerdict"/>).</summary>
     public bool Soak { get; init; }
 
+    /// <summary>RapidFix and QuickFIX/n doing the same echo work under the same driver (<see cref="SideBySideResult"/>), or null.</summary>
+    public SideBySideResult? SideBySide { get; init; }
+
     public List<string> Notes { get; } = [];
 
     /// <summary>The header's lines, name and value.</summary>
@@ -45,13 +48,20 @@ internal sealed class MeasureReport
             ("runtime", $"{RuntimeInformation.FrameworkDescription} (driver); the service runs on the same runtime"),
             ("GC mode", $"{(GCSettings.IsServerGC ? "server" : "workstation")}, {(AppContext.TryGetSwitch("System.GC.Concurrent", out bool c) && c ? "concurrent" : "non-concurrent")}, latency mode {GCSettings.LatencyMode} (the service's project sets workstation, non-concurrent)"),
             ("commit", Commit()),
-            ("transport", "FIX 4.4 over loopback TCP, one RapidFix initiator session per participant (IM1, IM2, EB1, EB2) to the matching service's acceptor, each in its own process"),
+            ("transport", Run is null && SideBySide is not null
+                ? "FIX 4.4 over loopback TCP, one RapidFix initiator session per participant (IM1, IM2, EB1, EB2) to each echo acceptor, each in its own process"
+                : "FIX 4.4 over loopback TCP, one RapidFix initiator session per participant (IM1, IM2, EB1, EB2) to the matching service's acceptor, each in its own process"),
         };
         if (Run is { } r)
         {
             h.Add(("store", $"journal session stores and input journal ({r.Sizing.JournalBytes / (1 << 20):N0} MiB), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
                             (r.Persister is { } p ? p.Description : r.PersisterSkipped is { } why ? $"no PostgreSQL persister ({why})" : "no PostgreSQL persister")));
             h.Add(("rates", $"asked {r.Schedule.Rate:N0} messages/s; sent {r.SentPerSecond:N0}/s, achieved (matched) {r.AchievedPerSecond:N0}/s over the steady {r.Schedule.SecondsOf(RunPhase.Steady):F0} s"));
+        }
+
+        if (SideBySide is { } sbs)
+        {
+            h.Add(("echo", string.Create(Inv, $"side by side: asked {sbs.RapidFix.Offered:N0} messages/s of the same set to a RapidFix and a QuickFIX/n echo acceptor (FIX 4.4, loopback TCP, memory stores, each validating against its FIX 4.4 dictionary), each in its own process, one after the other")));
         }
 
         if (Steps.Count > 0)
@@ -119,6 +129,11 @@ internal sealed class MeasureReport
         if (Mst is { } mst)
         {
             t.Append(Inv, $"\nmaximum sustainable throughput: {mst.Mst:N0} messages/s{(mst.P99LimitMicros > 0 ? string.Create(Inv, $" (p99 limit {mst.P99LimitMicros:F0} us)") : "")}\n");
+        }
+
+        if (SideBySide is { } sideBySide)
+        {
+            t.Append('\n').Append(sideBySide.Text());
         }
 
         foreach (var n in Notes)
@@ -237,6 +252,30 @@ internal sealed class MeasureReport
             },
             steps = Steps,
             mst = Mst?.Mst,
+            sideBySide = SideBySide is { } sbs ? new
+            {
+                peers = new[] { sbs.RapidFix, sbs.QuickFixN }.Where(e => e is not null).Select(e => new
+                {
+                    peer = e!.Peer,
+                    offeredPerSecond = e.Offered,
+                    offeredAcksPerSecond = e.OfferedAcks,
+                    achievedAcksPerSecond = e.Achieved,
+                    sustainable = e.Sustainable,
+                    sent = e.Sent,
+                    refused = e.Refused,
+                    acks = e.Acks,
+                    expectedAcks = e.ExpectedAcks,
+                    gcCount = e.PeerGc?.Collections,
+                    allocatedBytes = e.PeerGc?.AllocatedBytes,
+                    table = e.Rows(),
+                }),
+                quickFixNSkipped = sbs.QuickFixNSkipped,
+                latencyRatioP50 = sbs.LatencyRatio(50),
+                latencyRatioP99 = sbs.LatencyRatio(99),
+                latencyRatioP9999 = sbs.LatencyRatio(99.99),
+                throughputRatio = sbs.ThroughputRatio,
+                ratio = sbs.RatioLine,
+            } : null,
             notes = Notes,
         };
         return JsonSerializer.Serialize(model, new JsonSerializerOptions { WriteIndented = true, NumberHandling = System.Text.Json.Serialization.JsonNumberHandling.AllowNamedFloatingPointLiterals });
@@ -313,6 +352,17 @@ internal sealed class MeasureReport
             {
                 h.Append(Inv, $"<p>Maximum sustainable throughput: <b>{mst.Mst:N0} messages/s</b>{(mst.P99LimitMicros > 0 ? string.Create(Inv, $" under a p99 limit of {mst.P99LimitMicros:F0} µs") : "")}: the highest offered rate at which achieved kept up with offered and no queue grew.</p>");
             }
+        }
+
+        if (SideBySide is { } sideBySide)
+        {
+            h.Append("<h2>Side by side: RapidFix and QuickFIX/n doing the same echo work (steady part, µs)</h2>").Append(Table(sideBySide.Rows));
+            h.Append("<p>").Append(Svg.E(sideBySide.RapidFix.Line)).Append("<br>").Append(Svg.E(sideBySide.QuickFixN?.Line ?? "QuickFIX/n: skipped (" + sideBySide.QuickFixNSkipped + ")"))
+                .Append("</p><p><b>").Append(Svg.E(sideBySide.RatioLine)).Append("</b></p>");
+            h.Append("<figure>").Append(Svg.Plot("Input to ack by percentile, echo, steady part", "percentile", "latency (µs)",
+                [.. new[] { sideBySide.RapidFix, sideBySide.QuickFixN }.Where(e => e is not null)
+                    .Select(e => new Series(e!.Peer, Distribution(e.Latency.Of(LatencyChannel.Ack, RunPhase.Steady))))],
+                percentileX: true)).Append("</figure>");
         }
 
         if (Notes.Count > 0)
