@@ -25,7 +25,7 @@ internal static class GatewayThroughput
         };
         command.Validators.Add(r =>
         {
-            foreach (var rate in Rates(r.GetValue(rates) ?? ""))
+            foreach (var rate in r.GetResult(rates) is { Implicit: false } ? Rates(r.GetValue(rates) ?? "") : [])
             {
                 if (rate < 7)
                 {
@@ -34,7 +34,8 @@ internal static class GatewayThroughput
                 }
             }
 
-            if (r.GetValue(seconds) < 1 || r.GetValue(services) < 1)
+            // Validators see no default values: only what the command line gives is checked.
+            if ((r.GetResult(seconds) is { Implicit: false } && r.GetValue(seconds) < 1) || (r.GetResult(services) is { Implicit: false } && r.GetValue(services) < 1))
             {
                 r.AddError("--seconds and --services must be positive");
             }
