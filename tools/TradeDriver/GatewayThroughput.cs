@@ -100,7 +100,7 @@ internal static class GatewayThroughput
                 var endpoints = new List<ServiceEndpoint>();
                 for (int k = 0; k < services; k++)
                 {
-                    var server = StartPartitionService(Path.Combine(work, "service-" + k), staticData, messages, services, k);
+                    var server = Verifier.StartService(Path.Combine(work, "service-" + k), staticData, messages, "MATCH", TextWriter.Null, warmUp: true, services, [k]);
                     servers.Add(server);
                     endpoints.Add(new ServiceEndpoint("127.0.0.1", server.Port, [k]));
                 }
@@ -155,29 +155,5 @@ internal static class GatewayThroughput
                 // a log file still held by a stopping thread: the temporary directory is left behind
             }
         }
-    }
-
-    // A service owning partition k of n, as Verifier.StartService starts one owning everything.
-    private static MatchingServer StartPartitionService(string work, string staticData, int messages, int partitions, int k)
-    {
-        Directory.CreateDirectory(work);
-        string config = Path.Combine(work, "service.cfg");
-        File.WriteAllText(config, Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", messages));
-        var server = MatchingServer.Start(new ServiceOptions
-        {
-            SettingsPath = config,
-            StaticDataPath = staticData,
-            Port = Participants.FreePort(),
-            DataDirectory = Path.Combine(work, "data"),
-            BusinessDate = 20261123,
-            WarmUp = true,
-            LogPath = Path.Combine(work, "engine.log"),
-            MaxInputs = messages + 16,
-            InputJournalBytes = (int)Math.Min(int.MaxValue - 1, (messages * 700L) + (1 << 20)),
-            Partitions = partitions,
-            OwnedPartitions = [k],
-        }, TextWriter.Null);
-        server.EnterContinuous();
-        return server;
     }
 }
