@@ -58,7 +58,7 @@ internal sealed class ParticipantSide : FixApplicationBase
 /// BusinessMessageReject's RefSeqNum is turned back into the participant's MsgSeqNum). The service's exactly-once
 /// restart rule and the FIX resend then work per participant, as with one service.
 /// </summary>
-internal sealed class ServiceSide : FixApplicationBase, IToAppHook
+internal sealed class ServiceSide : FixApplicationBase
 {
     private readonly GatewayServer _gateway;
     private readonly int _service;
@@ -68,6 +68,7 @@ internal sealed class ServiceSide : FixApplicationBase, IToAppHook
     private readonly byte[] _body;
     private long _held;
     private long _untranslated;
+    private long _rewritten;
 
     public ServiceSide(GatewayServer gateway, int service, int participant, int refSeqNumWindow, int maxMessageSize)
     {
@@ -79,28 +80,34 @@ internal sealed class ServiceSide : FixApplicationBase, IToAppHook
         _body = new byte[maxMessageSize];
     }
 
-    /// <summary>Set by the forwarder thread just before it sends a message here: the participant's MsgSeqNum of it.</summary>
-    public int PendingParticipantSeq { get; set; }
-
     /// <summary>Messages stored for the service while it was down, since its last logon.</summary>
     public long Held => Interlocked.Read(ref _held);
 
     /// <summary>Answers whose RefSeqNum was older than the window: passed on with the service's number.</summary>
     public long Untranslated => Interlocked.Read(ref _untranslated);
 
+    /// <summary>Answers whose RefSeqNum was turned back into the participant's MsgSeqNum.</summary>
+    public long Rewritten => Interlocked.Read(ref _rewritten);
+
     public void NoteHeld() => Interlocked.Increment(ref _held);
 
     public override void OnLogon(FixSession session) => Interlocked.Exchange(ref _held, 0); // the service asks for what was held
 
-    // Under the session's lock, on the forwarder thread, before the message takes its MsgSeqNum: remember which
-    // participant message that number carries.
-    public ToAppDecision ToApp(FixSession session, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body, FixEncoder message)
+    /// <summary>
+    /// Forwarder thread: the message about to be sent carries the participant's <paramref name="participantSeq"/>,
+    /// and the session's MsgSeqNum numbers <paramref name="from"/> up to <paramref name="to"/> (exclusive) may be the
+    /// one it takes. Called with the next number before the send (the send's lock publishes it to the connection
+    /// thread before any answer can name it) and, when a session message took a number meanwhile, with every number
+    /// the send could have taken: only one of them is an application message, and only those are named by answers.
+    /// </summary>
+    public void Remember(int from, int to, int participantSeq)
     {
-        int seq = session.NextSenderMsgSeqNum;
-        int slot = seq % _forwardedSeq.Length;
-        _forwardedSeq[slot] = seq;
-        _participantSeq[slot] = PendingParticipantSeq;
-        return ToAppDecision.Send;
+        for (int seq = from; seq < to && seq - from < _forwardedSeq.Length; seq++)
+        {
+            int slot = seq % _forwardedSeq.Length;
+            _participantSeq[slot] = participantSeq;
+            Volatile.Write(ref _forwardedSeq[slot], seq); // after the participant's number: the reader checks this one first
+        }
     }
 
     public override MessageDisposition FromApp(FixSession session, FixMessage message)
@@ -109,9 +116,10 @@ internal sealed class ServiceSide : FixApplicationBase, IToAppHook
         if (message.TryGetInt(Tags.RefSeqNum, out int refSeq))
         {
             int slot = refSeq % _forwardedSeq.Length;
-            if (refSeq > 0 && _forwardedSeq[slot] == refSeq)
+            if (refSeq > 0 && Volatile.Read(ref _forwardedSeq[slot]) == refSeq)
             {
                 body = _body.AsSpan(0, MessageBody.WithRefSeqNum(message, _participantSeq[slot], _body));
+                Interlocked.Increment(ref _rewritten);
             }
             else
             {

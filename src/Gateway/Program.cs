@@ -39,10 +39,14 @@ var waitServices = new Option<int>("--wait-for-services")
 {
     Description = "seconds to wait at startup for every service to be connected before the continuous phase (connecting allocates)",
 };
+var waitParticipants = new Option<int>("--wait-for-participants")
+{
+    Description = "seconds to wait at startup for every participant to log on before the continuous phase (connecting allocates)",
+};
 var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
 var root = new RootCommand("RapidFix gateway: the participants' FIX acceptor in front of N matching services, each owning a set of partitions.")
 {
-    participants, services, partitions, port, dataDir, compId, hold, seconds, waitServices, log,
+    participants, services, partitions, port, dataDir, compId, hold, seconds, waitServices, waitParticipants, log,
 };
 root.Validators.Add(result =>
 {
@@ -67,7 +71,7 @@ root.SetAction(parse =>
         HoldPerParticipant = parse.GetValue(hold),
         LogPath = parse.GetValue(log)?.FullName,
     };
-    return GatewayRun.Execute(options, parse.GetValue(seconds), parse.GetValue(waitServices));
+    return GatewayRun.Execute(options, parse.GetValue(seconds), parse.GetValue(waitServices), parse.GetValue(waitParticipants));
 });
 return root.Parse(args).Invoke();
 
@@ -101,7 +105,7 @@ namespace RapidFix.Gateway
     /// <summary>One run of the gateway from the command line.</summary>
     internal static class GatewayRun
     {
-        public static int Execute(GatewayOptions options, int seconds, int waitForServices)
+        public static int Execute(GatewayOptions options, int seconds, int waitForServices, int waitForParticipants)
         {
             GatewayServer gateway;
             try
@@ -117,6 +121,11 @@ namespace RapidFix.Gateway
             if (waitForServices > 0 && !gateway.WaitForServices(TimeSpan.FromSeconds(waitForServices)))
             {
                 Console.WriteLine("gateway: not every service is connected; continuing (connecting to it allocates in the continuous phase)");
+            }
+
+            if (waitForParticipants > 0 && !gateway.WaitForParticipants(TimeSpan.FromSeconds(waitForParticipants)))
+            {
+                Console.WriteLine("gateway: not every participant is logged on; continuing (connecting allocates in the continuous phase)");
             }
 
             Console.WriteLine($"ready: port {gateway.Port}. Ctrl+C stops.");
@@ -138,12 +147,13 @@ namespace RapidFix.Gateway
                 Thread.Sleep(100);
             }
 
+            gateway.EndContinuous(); // first: what follows (the counters, the stop) is shutdown work
             var counters = gateway.Counters;
             var report = gateway.Stop();
             Console.WriteLine($"forwarded {counters.Forwarded}, answers {counters.Answers}, refused: ring full {counters.RefusedRingFull}, " +
                               $"service down {counters.RefusedServiceDown}; failures: forward {counters.ForwardFailures}, answer {counters.AnswerFailures}");
             var c = report.Continuous;
-            Console.WriteLine($"continuous phase: {c.Gen0Collections} collections, {c.AllocatedBytes} bytes allocated");
+            Console.WriteLine($"continuous phase: {c.Gen0Collections} collections, {c.AllocatedBytes} bytes allocated ({c.EngineThreadsAllocatedBytes} by engine threads)");
             return c.AllocatedBytes > 0 ? 1 : 0;
         }
     }

@@ -64,6 +64,38 @@ public sealed class GatewayTests : IDisposable
     }
 
     [Fact]
+    public void With_one_of_two_services_down_the_other_partition_flows_and_the_held_one_is_delivered_when_it_comes()
+    {
+        // Service b (partition 0) is down from the start; service a (partition 1) is up.
+        int portB = ScaleOut.FreePort();
+        using var a = _scale.StartService("a", ScaleOut.FreePort(), 2, [1]);
+        using var gateway = _scale.StartGateway(2, [new("127.0.0.1", a.Port, [1]), new("127.0.0.1", portB, [0])]);
+        ScaleOut.Until(() => Enumerable.Range(0, ScaleOut.Participants.Length).All(p => gateway.ServiceSession(0, p).IsLoggedOn), "the gateway's logons to service a");
+
+        // Paced (100 messages/s, about 10 s): trades of both partitions are offered while b is down.
+        using var verify = _scale.StartVerify(gateway.Port, trades: 150, pace: 100);
+        ScaleOut.Until(() => HeldFor(gateway, 1) > 100, "messages held for service b");
+        // Meanwhile partition 1's trades flowed: matched by a, and its answers carried back to the participants.
+        long matched = a.Counters.InputsMatched;
+        long answers = gateway.Counters.Answers;
+        Assert.True(matched > 50, $"service a matched {matched} inputs while b was down");
+        Assert.True(answers > 0, $"no answer carried back for the {matched} inputs matched");
+        ScaleOut.Until(() => a.Counters.InputsMatched > matched, "service a matching on while b is down");
+        long held = HeldFor(gateway, 1);
+
+        using var b = _scale.StartService("b", portB, 2, [0]);
+        var (exit, output) = ScaleOut.Finish(verify);
+
+        // Every trade's outcome is what one service gives: the held messages were delivered by the resend after b's
+        // logon, matched, and answered; none was refused or lost.
+        Assert.True(exit == 0 && output.Contains("mismatches 0", StringComparison.Ordinal), output);
+        Assert.True(b.Counters.InputsMatched >= held, $"service b matched {b.Counters.InputsMatched} inputs, {held} were held for it");
+        var counters = gateway.Counters;
+        Assert.Equal(a.Counters.InputsMatched + b.Counters.InputsMatched, counters.Forwarded);
+        Assert.Equal(0, counters.RefusedServiceDown + counters.RefusedRingFull + counters.ForwardFailures + counters.AnswerFailures);
+    }
+
+    [Fact]
     public void Messages_for_a_service_that_is_down_are_held_up_to_the_bound_then_refused_and_the_held_ones_answered_when_it_comes()
     {
         int partition = ScaleOut.DocumentedTradePartition(2);

@@ -140,6 +140,7 @@ var root = new RootCommand("RapidFix trade driver: trade sets for the matching s
     generate, verify, throughput,
 };
 RapidFix.TradeDriver.Measure.MeasureCommands.Register(root); // run, table, mst, curve, oa, soak (docs/measurement.md)
+GatewayThroughput.Register(root); // gateway-throughput (docs/scale-out.md)
 return root.Parse(args).Invoke();
 
 // A user's or the environment's mistake gets its message and exit code 2, not a stack trace.

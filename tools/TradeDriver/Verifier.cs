@@ -138,7 +138,8 @@ internal static class Verifier
     /// Starts a matching service in this process for the demo participants, sized for <paramref name="messages"/>;
     /// <paramref name="warmUp"/> runs the service's warm-up before the continuous phase (a measured run).
     /// </summary>
-    public static MatchingServer StartService(string work, string staticData, int messages, string serviceCompId, TextWriter output, bool warmUp = false)
+    public static MatchingServer StartService(string work, string staticData, int messages, string serviceCompId, TextWriter output, bool warmUp = false,
+        int partitions = 1, IReadOnlyList<int>? owned = null)
     {
         Directory.CreateDirectory(work);
         string config = Path.Combine(work, "service.cfg");
@@ -154,6 +155,8 @@ internal static class Verifier
             LogPath = Path.Combine(work, "engine.log"),
             MaxInputs = messages + 16,
             InputJournalBytes = (int)Math.Min(int.MaxValue - 1, (messages * 700L) + (1 << 20)),
+            Partitions = partitions,
+            OwnedPartitions = owned,
         }, output);
         server.EnterContinuous();
         return server;
