@@ -77,7 +77,7 @@ public sealed class TlsAbuseTests(TlsCertificates certificates) : IClassFixture<
             SessionHarness.WaitUntil(() => port.RefusedConnections >= Flood - Limit, "the connections beyond the limit refused");
 
             // The bound: never more than the limit awaiting a Logon or open. (Exactly the limit is what a quiet run
-            // shows; the clean-clone rehearsal of 2026-11-24 once saw 15 after the 32 refusals, one admitted
+            // shows alone; in the clean-clone rehearsal's full suite of 2026-11-24 both runtimes saw 15 after the 32 refusals, one admitted
             // connection having already ended: unexplained, noted in docs/security.md's known gaps.)
             Assert.InRange(port.PendingLogons, 1, Limit);
             Assert.InRange(port.Connections().Count(c => !c.IsClosed), 1, Limit);
