@@ -106,7 +106,7 @@ internal static class Throughput
         }
 
         var verdict = ThroughputVerdict.Judge(o.Rate, sent, ackable, collector.Acks - collector.Refusals, backlogAtEnd, growth,
-            refused + collector.Refusals + Math.Max(0, serviceRefused), matched);
+            refused + Math.Max(collector.Refusals, serviceRefused), matched); // the service's count and its answers are the same refusals
         output.WriteLine($"rate {o.Rate} messages/s for {o.Seconds} s: {verdict.Line}");
         return verdict.Sustainable ? 0 : 1;
     }
