@@ -129,9 +129,19 @@ public sealed partial class FixSession
             return SendResult.TransportFailed; // a batch waiting for FlushDeferred goes first: the wire keeps MsgSeqNum order
         }
 
+        // Our Logon counts as sent from the moment its bytes can reach the counterparty: whoever holds the answer
+        // (a counterparty, or a test on another thread) must find IsLoggedOn already true, never a moment later.
+        bool logon = resendSeqNum == 0 && Is(msgType, (byte)'A');
+        bool wasSentLogon = _sentLogon;
+        if (logon)
+        {
+            Volatile.Write(ref _sentLogon, true);
+        }
+
         var transport = _transport;
         if (transport is null || !transport.Send(encoded.Span))
         {
+            _sentLogon = wasSentLogon; // not on the wire: not logged on (and no OnLogout for a logon that never was)
             _counters.SendFailures++;
             if (transport is not null)
             {

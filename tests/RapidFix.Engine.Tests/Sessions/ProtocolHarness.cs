@@ -168,9 +168,16 @@ internal sealed class MemoryTransport : ISessionTransport
 
     public long SendCount { get; private set; }
 
+    /// <summary>Runs as each message reaches the transport, before it is taken (what the session shows at that moment).</summary>
+    public Action? OnSend { get; set; }
+
+    /// <summary>False: every send fails as a dead socket's would.</summary>
+    public bool Accepts { get; set; } = true;
+
     public bool Send(ReadOnlySpan<byte> message)
     {
-        if (Closed)
+        OnSend?.Invoke();
+        if (Closed || !Accepts)
         {
             return false;
         }
@@ -226,6 +233,10 @@ internal class RecordingApplication : FixApplicationBase
     }
 
     public override void OnLogon(FixSession session) => Logons++;
+
+    public int Logouts { get; private set; }
+
+    public override void OnLogout(FixSession session) => Logouts++;
 
     public override MessageDisposition FromApp(FixSession session, FixMessage message)
     {
