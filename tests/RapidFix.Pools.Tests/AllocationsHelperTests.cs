@@ -51,6 +51,28 @@ public sealed class AllocationsHelperTests
         Assert.Equal(Allocations.MaxWindows, result.Window);
     }
 
+    [Fact]
+    public void A_window_in_which_another_thread_s_collection_paused_the_runtime_records_the_pause()
+    {
+        var result = Allocations.Window(0, static _ =>
+        {
+            var collector = new Thread(static () => GC.Collect(2, GCCollectionMode.Forced, blocking: true));
+            collector.Start();
+            collector.Join();
+        });
+
+        Assert.True(result.GcPaused, result.ToString());
+    }
+
+    [Fact]
+    public void Bytes_counted_in_a_window_with_a_GC_pause_but_no_collection_counted_yet_are_not_final()
+    {
+        // A background collection's first pause can fall in the window and its count move only after it.
+        Assert.False(new WindowResult(8_136, 0, 0, 1, GcPaused: true).Conclusive);
+        Assert.True(new WindowResult(8_136, 0, 0, 1, GcPaused: false).Conclusive);
+        Assert.True(new WindowResult(0, 0, 0, 1, GcPaused: true).Conclusive);
+    }
+
     private static void AllocateObjects(int count)
     {
         for (int i = 0; i < count; i++)
