@@ -52,6 +52,7 @@ public sealed class Matcher
     private int _calendarCurrency = -1;
     private int _calendarDate;
     private bool _calendarIsBusinessDay;
+    private readonly Lookahead[] _ahead = new Lookahead[AheadMask + 1];
 
     /// <summary>Creates the tables (startup: this allocates them all).</summary>
     public Matcher(ReferenceData reference, MatcherOptions options)
@@ -137,6 +138,14 @@ public sealed class Matcher
     public void Process<TSink>(in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
+        var nothingAhead = default(Lookahead);
+        Process(in input, ref nothingAhead, ref sink);
+    }
+
+    /// <summary>One message; <paramref name="ahead"/> holds what the batch path already looked up for it (or nothing).</summary>
+    private void Process<TSink>(in MatchInput input, ref Lookahead ahead, ref TSink sink)
+        where TSink : IMatchSink
+    {
         // The message is resolved straight into the row that will store it (taken off the free list now, given
         // back below when the message is not stored): no copy of the record, and its cache line is fetched early.
         if (_freeMsg >= 0)
@@ -151,7 +160,7 @@ public sealed class Matcher
 
         try
         {
-            ProcessResolved(in input, ref sink);
+            ProcessResolved(in input, ref ahead, ref sink);
         }
         finally
         {
@@ -168,17 +177,136 @@ public sealed class Matcher
         }
     }
 
-    private void ProcessResolved<TSink>(in MatchInput input, ref TSink sink)
+    /// <summary>
+    /// Processes <paramref name="batch"/> in order, exactly as one <see cref="Process{TSink}(in MatchInput, ref TSink)"/>
+    /// call per input would: the same answers in the same order and the same state after, also when inputs of one
+    /// batch touch the same trade. What differs is when the work that needs no table state is done: an input's ID
+    /// hash, its static-data indices (participants, account, security) and its trade and account keys are computed
+    /// <see cref="FarAhead"/> inputs ahead, and the index entries and bucket they lead to are prefetched then, so
+    /// that their cache misses overlap the matching of the inputs before it; the row the next input is resolved
+    /// into is prefetched one input ahead. The look-ahead reads only immutable static data and issues prefetches (a
+    /// hint that changes nothing); the lookups it makes are the ones validation would make, so the input is then
+    /// validated with them instead of making them again. A sink that throws stops the batch at that input, as a loop
+    /// would.
+    /// </summary>
+    public void Process<TSink>(ReadOnlySpan<MatchInput> batch, ref TSink sink)
+        where TSink : IMatchSink
+    {
+        int n = batch.Length;
+        for (int j = 0; j < n && j < FarAhead; j++)
+        {
+            Prepare(in batch[j], ref _ahead[j & AheadMask]);
+        }
+
+        for (int i = 0; i < n; i++)
+        {
+            if (i + FarAhead < n)
+            {
+                Prepare(in batch[i + FarAhead], ref _ahead[(i + FarAhead) & AheadMask]);
+            }
+
+            // The row after the free-list head: the next input is resolved into it when this one is stored.
+            if (_freeMsg >= 0)
+            {
+                int next = _msgs[_freeMsg].NextChain;
+                if (next >= 0)
+                {
+                    TouchLines(ref _msgs[next]);
+                }
+            }
+
+            Process(in batch[i], ref _ahead[i & AheadMask], ref sink);
+        }
+    }
+
+    /// <summary>How many inputs ahead the batch path prepares an input (hashes, static-data indices, index prefetches).</summary>
+    internal const int FarAhead = 4;
+
+    private const int AheadMask = 7; // _ahead has 8 entries, more than FarAhead + 1
+
+    /// <summary>
+    /// The batch path's look-ahead for one input (nothing in the tables changes): its ID hash (and its reference's),
+    /// the static-data indices validation will look up, its trade and account keys, and a prefetch of the ID and
+    /// trade-key index entries and the account bucket they lead to.
+    /// </summary>
+    private void Prepare(in MatchInput input, ref Lookahead a)
+    {
+        a = default;
+        a.IdHash = IdHash(input.Kind, input.Sender.Span, input.Id.Span);
+        _idIndex.Prefetch(a.IdHash);
+        if (input.Trans != TransType.New)
+        {
+            _idIndex.Prefetch(IdHash(input.Kind, input.Sender.Span, input.RefId.Span));
+        }
+
+        // Exactly the lookups Resolve makes (it takes these instead of making them again).
+        a.Im = _ref.FindParticipant(input.InvestmentManager.Span);
+        a.Eb = _ref.FindParticipant(input.ExecutingBroker.Span);
+        a.Account = input.Kind != MessageKind.Noe ? _ref.FindAccount(input.Account.Span) : -1;
+        a.Security = input.Kind != MessageKind.Set && input.Trans != TransType.Cancel ? _ref.FindSecurity(input.Isin.Span) : -1;
+        a.Ready = true;
+        if (input.Trans != TransType.New || a.Im < 0 || a.Eb < 0)
+        {
+            return;
+        }
+
+        if (input.Kind != MessageKind.Noe && a.Account >= 0)
+        {
+            Prefetcher.Touch(ref _accountBuckets[PendingHead(AccountKey(a.Im, a.Eb, input.Side, a.Account))]);
+        }
+
+        if (input.Kind != MessageKind.Set && a.Security >= 0)
+        {
+            _tradeIndex.Prefetch(TradeKey(a.Im, a.Eb, input.Side, a.Security, input.TradeDate));
+        }
+    }
+
+    /// <summary>Prefetches every cache line <paramref name="value"/> spans.</summary>
+    private static void TouchLines<T>(ref T value)
+    {
+        int size = Unsafe.SizeOf<T>();
+        ref byte start = ref Unsafe.As<T, byte>(ref value);
+        for (int offset = 0; offset < size; offset += 64)
+        {
+            Prefetcher.Touch(ref Unsafe.Add(ref start, offset));
+        }
+
+        Prefetcher.Touch(ref Unsafe.Add(ref start, size - 1));
+    }
+
+    /// <summary>What the batch path worked out ahead about one input (default: nothing, the one-by-one path).</summary>
+    private struct Lookahead
+    {
+        /// <summary>IdHash, Im, Eb, Account and Security are set: the values the one-by-one path computes.</summary>
+        public bool Ready;
+        public uint IdHash;
+        public int Im;
+        public int Eb;
+        public int Account;
+        public int Security;
+    }
+
+    private void ProcessResolved<TSink>(in MatchInput input, ref Lookahead ahead, ref TSink sink)
         where TSink : IMatchSink
     {
         _counters.Messages++;
 
         // With a million open trades every table lookup is a cache miss: start fetching the ID index entry now, so
         // that it arrives while the message is validated, and the trade and account entries before they are needed.
-        uint idHash = IdHash(input.Kind, input.Sender.Span, input.Id.Span);
-        _idIndex.Prefetch(idHash);
+        // (The batch path computed the hash and fetched the entry a few inputs ago.)
+        uint idHash;
+        if (ahead.Ready)
+        {
+            idHash = ahead.IdHash;
+        }
+        else
+        {
+            idHash = IdHash(input.Kind, input.Sender.Span, input.Id.Span);
+            _idIndex.Prefetch(idHash);
+        }
+
         ref var m = ref _msgs[_current];
-        if (!Resolve(in input, ref m, out var failure))
+        if (!Resolve(in input, ref m, ref ahead, out var failure))
         {
             Reject(in input, ref failure, ref sink);
             return;
@@ -299,7 +427,7 @@ public sealed class Matcher
 
     // ---- validation against static data ------------------------------------------------------------------------
 
-    private bool Resolve(in MatchInput input, ref MessageRecord r, out Failure f)
+    private bool Resolve(in MatchInput input, ref MessageRecord r, ref Lookahead ahead, out Failure f)
     {
         r = default;
         r.Kind = input.Kind;
@@ -309,8 +437,10 @@ public sealed class Matcher
         r.Side = input.Side;
         r.Present = input.Present;
         r.Security = r.Currency = r.SettlCurrency = r.Account = r.Place = -1;
-        r.Im = _ref.FindParticipant(input.InvestmentManager.Span);
-        r.Eb = _ref.FindParticipant(input.ExecutingBroker.Span);
+        // The static-data indices the batch path looked up ahead are the same lookups (static data never changes).
+        bool ready = ahead.Ready;
+        r.Im = ready ? ahead.Im : _ref.FindParticipant(input.InvestmentManager.Span);
+        r.Eb = ready ? ahead.Eb : _ref.FindParticipant(input.ExecutingBroker.Span);
 
         // The sender is one of the two parties on every valid message: compare bytes before looking it up.
         r.Sender = input.Sender.Span.SequenceEqual(input.ExecutingBroker.Span) ? r.Eb
@@ -341,7 +471,7 @@ public sealed class Matcher
 
         if (input.Kind != MessageKind.Noe)
         {
-            r.Account = _ref.FindAccount(input.Account.Span);
+            r.Account = ready ? ahead.Account : _ref.FindAccount(input.Account.Span);
             if (r.Account < 0 || _ref.AccountManager(r.Account) != r.Im)
             {
                 return Fail(out f, ExceptionReason.StaticData, Criterion.Account, input.Kind == MessageKind.Set ? 448 : 79, FailureValue.Text);
@@ -369,7 +499,7 @@ public sealed class Matcher
         }
 
         // Static data holds only ISINs whose check digit is valid (checked at load), so a known ISIN is a valid one.
-        if ((r.Security = _ref.FindSecurity(input.Isin.Span)) < 0)
+        if ((r.Security = ready ? ahead.Security : _ref.FindSecurity(input.Isin.Span)) < 0)
         {
             return Fail(out f, ExceptionReason.StaticData, Criterion.Security, 48, FailureValue.Text);
         }
