@@ -18,6 +18,7 @@ internal sealed class BatchWriter : IDisposable
     private readonly NpgsqlConnection _connection;
     private readonly HashSet<DateOnly> _days = new();
     private readonly Stopwatch _serverTime = new();
+    private readonly BinaryCopyWriter _copy = new();
 
     public BatchWriter(NpgsqlConnection connection)
     {
@@ -152,139 +153,166 @@ internal sealed class BatchWriter : IDisposable
     }
 
     private long Copy(List<RecordRows> records, int from, int count) =>
-        CopyTable(records, from, count,
-            "fix_message (trade_date, source, generation, seq, direction, participant, msg_type, msg_seq_num, sending_time, trade_partition, trade_key, " +
-            "message_id, ref_id, body)",
-            r => r.Message is not null,
-            (copy, r) =>
-            {
-                var m = r.Message!;
-                copy.Write(m.Direction, NpgsqlDbType.InternalChar);
-                copy.Write(m.Participant, NpgsqlDbType.Text);
-                copy.Write(m.MsgType, NpgsqlDbType.Text);
-                copy.Write(m.MsgSeqNum, NpgsqlDbType.Integer);
-                WriteNullable(copy, m.SendingTime, NpgsqlDbType.Timestamp);
-                copy.Write(m.Partition, NpgsqlDbType.Integer);
-                WriteNullable(copy, m.TradeKey, NpgsqlDbType.Text);
-                WriteNullable(copy, m.MessageId, NpgsqlDbType.Text);
-                WriteNullable(copy, m.RefId, NpgsqlDbType.Text);
-                copy.Write(m.Body, NpgsqlDbType.Bytea);
-            })
-        + CopyTable(records, from, count,
-            "audit (trade_date, source, generation, seq, at, actor, counterparty, action, msg_type, message_id, outcome)",
-            r => r.Audit is not null,
-            (copy, r) =>
-            {
-                var a = r.Audit!;
-                WriteNullable(copy, a.At, NpgsqlDbType.Timestamp);
-                copy.Write(a.Actor, NpgsqlDbType.Text);
-                copy.Write(a.Counterparty, NpgsqlDbType.Text);
-                copy.Write(a.Action, NpgsqlDbType.Text);
-                copy.Write(a.MsgType, NpgsqlDbType.Text);
-                WriteNullable(copy, a.MessageId, NpgsqlDbType.Text);
-                copy.Write(a.Outcome, NpgsqlDbType.Text);
-            })
-        + CopyTable(records, from, count,
-            "cls (trade_date, confirm_id, investment_manager, executing_broker, account, isin, side, quantity, net_amount, currency, settl_date, " +
-            "alloc_id, sent_at, trade_partition, trade_key)",
-            r => r.Cls is not null,
-            (copy, r) =>
-            {
-                var c = r.Cls!;
-                copy.Write(c.InvestmentManager, NpgsqlDbType.Text);
-                copy.Write(c.ExecutingBroker, NpgsqlDbType.Text);
-                WriteNullable(copy, c.Account, NpgsqlDbType.Text);
-                WriteNullable(copy, c.Isin, NpgsqlDbType.Text);
-                WriteNullable(copy, c.Side, NpgsqlDbType.InternalChar);
-                WriteNullable(copy, c.Quantity, NpgsqlDbType.Numeric);
-                WriteNullable(copy, c.NetAmount, NpgsqlDbType.Numeric);
-                WriteNullable(copy, c.Currency, NpgsqlDbType.Text);
-                WriteNullable(copy, c.SettlDate, NpgsqlDbType.Date);
-                WriteNullable(copy, c.AllocId, NpgsqlDbType.Text);
-                WriteNullable(copy, c.SentAt, NpgsqlDbType.Timestamp);
-                copy.Write(r.Message!.Partition, NpgsqlDbType.Integer);
-                copy.Write(c.TradeKey, NpgsqlDbType.Text);
-            },
-            keyedByConfirmId: true)
-        + CopyTable(records, from, count,
-            "match_exception (trade_date, source, generation, seq, participant, kind, ref_msg_type, ref_id, code, text, trade_key, trade_partition, sent_at)",
-            r => r.Exception is not null,
-            (copy, r) =>
-            {
-                var x = r.Exception!;
-                copy.Write(x.Participant, NpgsqlDbType.Text);
-                copy.Write(x.Kind, NpgsqlDbType.Text);
-                WriteNullable(copy, x.RefMsgType, NpgsqlDbType.Text);
-                WriteNullable(copy, x.RefId, NpgsqlDbType.Text);
-                WriteNullable(copy, x.Code, NpgsqlDbType.Text);
-                WriteNullable(copy, x.Text, NpgsqlDbType.Text);
-                WriteNullable(copy, x.TradeKey, NpgsqlDbType.Text);
-                copy.Write(r.Message!.Partition, NpgsqlDbType.Integer);
-                WriteNullable(copy, x.SentAt, NpgsqlDbType.Timestamp);
-            });
+        CopyTable(records, from, count, Table.Message) + CopyTable(records, from, count, Table.Audit) +
+        CopyTable(records, from, count, Table.Cls) + CopyTable(records, from, count, Table.Exception);
+
+    private enum Table
+    {
+        Message,
+        Audit,
+        Cls,
+        Exception,
+    }
+
+    private const string MessageCopy =
+        "COPY rapidfix.fix_message (trade_date, source, generation, seq, direction, participant, msg_type, msg_seq_num, sending_time, trade_partition, " +
+        "trade_key, message_id, ref_id, body) FROM STDIN (FORMAT BINARY)";
+
+    private const string AuditCopy =
+        "COPY rapidfix.audit (trade_date, source, generation, seq, at, actor, counterparty, action, msg_type, message_id, outcome) FROM STDIN (FORMAT BINARY)";
+
+    private const string ClsCopy =
+        "COPY rapidfix.cls (trade_date, confirm_id, investment_manager, executing_broker, account, isin, side, quantity, net_amount, currency, settl_date, " +
+        "alloc_id, sent_at, trade_partition, trade_key) FROM STDIN (FORMAT BINARY)";
+
+    private const string ExceptionCopy =
+        "COPY rapidfix.match_exception (trade_date, source, generation, seq, participant, kind, ref_msg_type, ref_id, code, text, trade_key, " +
+        "trade_partition, sent_at) FROM STDIN (FORMAT BINARY)";
 
     /// <summary>
-    /// One binary COPY into <c>rapidfix.&lt;columns&gt;</c> of the records that have such a row. Every table starts with
-    /// the trade date and the record's key (source, generation, seq), except <c>cls</c>, keyed by trade date and CLS ID.
+    /// One binary COPY into one table of the records that have such a row, encoded by <see cref="BinaryCopyWriter"/>
+    /// (no per-value binding) and written through Npgsql's raw COPY stream. Every table starts with the trade date
+    /// and the record's key (source, generation, seq), except <c>cls</c>, keyed by trade date and CLS ID. A table
+    /// with no row in the range is not copied at all (one round trip less). Should the encoding itself fail, the COPY
+    /// is cancelled, never completed (disposing a raw COPY stream completes it).
     /// </summary>
-    private long CopyTable(List<RecordRows> records, int from, int count, string columns, Func<RecordRows, bool> has,
-        Action<NpgsqlBinaryImporter, RecordRows> write, bool keyedByConfirmId = false)
+    private long CopyTable(List<RecordRows> records, int from, int count, Table table)
     {
-        long rows = 0;
-        using var copy = _connection.BeginBinaryImport($"COPY rapidfix.{columns} FROM STDIN (FORMAT BINARY)");
-        for (int i = from; i < from + count; i++)
+        int first = from;
+        while (first < from + count && !Has(records[first], table))
         {
-            var r = records[i];
-            if (!has(r))
-            {
-                continue;
-            }
-
-            copy.StartRow();
-            copy.Write(r.Message!.TradeDate, NpgsqlDbType.Date);
-            if (keyedByConfirmId)
-            {
-                copy.Write(r.Cls!.ConfirmId, NpgsqlDbType.Text);
-            }
-            else
-            {
-                copy.Write(r.Source, NpgsqlDbType.Text);
-                copy.Write(r.Generation, NpgsqlDbType.Bigint);
-                copy.Write(r.Seq, NpgsqlDbType.Integer);
-            }
-
-            write(copy, r);
-            rows++;
+            first++;
         }
 
-        copy.Complete();
-        return rows;
+        if (first == from + count)
+        {
+            return 0;
+        }
+
+        string command = table switch
+        {
+            Table.Message => MessageCopy,
+            Table.Audit => AuditCopy,
+            Table.Cls => ClsCopy,
+            _ => ExceptionCopy,
+        };
+        using var stream = _connection.BeginRawBinaryCopy(command);
+        var w = _copy;
+        try
+        {
+            w.Begin(stream);
+            for (int i = first; i < from + count; i++)
+            {
+                var r = records[i];
+                if (Has(r, table))
+                {
+                    WriteRow(w, r, table);
+                }
+            }
+
+            w.End();
+        }
+        catch (Exception e) when (e is not PostgresException and not NpgsqlException)
+        {
+            stream.Cancel();
+            throw;
+        }
+
+        return w.Rows;
     }
 
-    private static void WriteNullable<T>(NpgsqlBinaryImporter copy, T? value, NpgsqlDbType type)
-        where T : class
+    private static bool Has(RecordRows r, Table table) => table switch
     {
-        if (value is null)
+        Table.Message => r.Message is not null,
+        Table.Audit => r.Audit is not null,
+        Table.Cls => r.Cls is not null,
+        _ => r.Exception is not null,
+    };
+
+    /// <summary>One row, its fields in the order of the table's COPY column list.</summary>
+    private static void WriteRow(BinaryCopyWriter w, RecordRows r, Table table)
+    {
+        var m = r.Message!;
+        switch (table)
         {
-            copy.WriteNull();
-        }
-        else
-        {
-            copy.Write(value, type);
+            case Table.Message:
+                w.StartRow(14);
+                WriteKey(w, r);
+                w.Char(m.Direction);
+                w.Text(m.Participant);
+                w.Text(m.MsgType);
+                w.Int32(m.MsgSeqNum);
+                w.Timestamp(m.SendingTime);
+                w.Int32(m.Partition);
+                w.Text(m.TradeKey);
+                w.Text(m.MessageId);
+                w.Text(m.RefId);
+                w.Bytes(m.Body);
+                break;
+            case Table.Audit:
+                var a = r.Audit!;
+                w.StartRow(11);
+                WriteKey(w, r);
+                w.Timestamp(a.At);
+                w.Text(a.Actor);
+                w.Text(a.Counterparty);
+                w.Text(a.Action);
+                w.Text(a.MsgType);
+                w.Text(a.MessageId);
+                w.Text(a.Outcome);
+                break;
+            case Table.Cls:
+                var c = r.Cls!;
+                w.StartRow(15);
+                w.Date(m.TradeDate);
+                w.Text(c.ConfirmId);
+                w.Text(c.InvestmentManager);
+                w.Text(c.ExecutingBroker);
+                w.Text(c.Account);
+                w.Text(c.Isin);
+                w.Char(c.Side);
+                w.Numeric(c.Quantity);
+                w.Numeric(c.NetAmount);
+                w.Text(c.Currency);
+                w.Date(c.SettlDate);
+                w.Text(c.AllocId);
+                w.Timestamp(c.SentAt);
+                w.Int32(m.Partition);
+                w.Text(c.TradeKey);
+                break;
+            default:
+                var x = r.Exception!;
+                w.StartRow(13);
+                WriteKey(w, r);
+                w.Text(x.Participant);
+                w.Text(x.Kind);
+                w.Text(x.RefMsgType);
+                w.Text(x.RefId);
+                w.Text(x.Code);
+                w.Text(x.Text);
+                w.Text(x.TradeKey);
+                w.Int32(m.Partition);
+                w.Timestamp(x.SentAt);
+                break;
         }
     }
 
-    private static void WriteNullable<T>(NpgsqlBinaryImporter copy, T? value, NpgsqlDbType type)
-        where T : struct
+    private static void WriteKey(BinaryCopyWriter w, RecordRows r)
     {
-        if (value is { } v)
-        {
-            copy.Write(v, type);
-        }
-        else
-        {
-            copy.WriteNull();
-        }
+        w.Date(r.Message!.TradeDate);
+        w.Text(r.Source);
+        w.Int64(r.Generation);
+        w.Int32(r.Seq);
     }
 
     public void Dispose() => _connection.Dispose();

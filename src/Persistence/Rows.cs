@@ -159,7 +159,7 @@ internal sealed class TradeIndex : IDisposable
                 var f = FixFields.Parse(message);
                 if (f.InputId is { } id && f.InvestmentManager is not null && f.ExecutingBroker is not null)
                 {
-                    _byId[(Encoding.UTF8.GetString(participant), id)] =
+                    _byId[(Strings.Get(participant), id)] =
                         new TradeRef(f.InvestmentManager, f.ExecutingBroker, f.TradeKey, FixFields.Date(f.TradeDate));
                 }
             }
@@ -217,7 +217,7 @@ internal sealed class RowBuilder(TradeIndex index, int servers)
                 return rows; // the business-date record (or nothing we know): no message
             }
 
-            participant = Encoding.UTF8.GetString(sender);
+            participant = Strings.Get(sender);
         }
         else
         {
@@ -247,9 +247,9 @@ internal sealed class RowBuilder(TradeIndex index, int servers)
             }
         }
 
-        int partition = trade is { } t ? TradePartition.Of(Encoding.UTF8.GetBytes(t.InvestmentManager), Encoding.UTF8.GetBytes(t.ExecutingBroker), servers) : -1;
+        int partition = trade is { } t ? Partition(t, servers) : -1;
         rows.Server = Math.Max(partition, 0);
-        var sent = FixFields.Timestamp(f.SendingTime);
+        var sent = f.SendingTime;
         DateOnly tradeDate = FixFields.Date(f.TradeDate) ?? trade?.TradeDate ?? index.BusinessDate
             ?? (sent is { } s ? DateOnly.FromDateTime(s) : DateOnly.FromDateTime(DateTime.UtcNow));
         string? tradeKey = f.TradeKey ?? trade?.TradeKey;
@@ -288,7 +288,7 @@ internal sealed class RowBuilder(TradeIndex index, int servers)
                 if (trade is { } cleared && participant == cleared.InvestmentManager && tradeKey is not null && f.ConfirmId is not null)
                 {
                     rows.Cls = new ClsRow(f.ConfirmId, cleared.InvestmentManager, cleared.ExecutingBroker, f.Account, f.Isin,
-                        f.Side is { Length: 1 } side ? side[0] : null, FixFields.Number(f.Quantity), FixFields.Number(f.NetAmount), f.Currency,
+                        f.Side is { Length: 1 } side ? side[0] : null, f.Quantity, f.NetAmount, f.Currency,
                         FixFields.Date(f.SettlDate), f.AllocId, sent, tradeKey);
                 }
 
@@ -301,6 +301,21 @@ internal sealed class RowBuilder(TradeIndex index, int servers)
         }
 
         return rows;
+    }
+
+    /// <summary>The trade's server: the parties' UTF-8 bytes encoded on the stack (no arrays a record), longer ones aside.</summary>
+    private static int Partition(TradeRef t, int servers)
+    {
+        int im = Encoding.UTF8.GetMaxByteCount(t.InvestmentManager.Length), eb = Encoding.UTF8.GetMaxByteCount(t.ExecutingBroker.Length);
+        if (im + eb > 512)
+        {
+            return TradePartition.Of(Encoding.UTF8.GetBytes(t.InvestmentManager), Encoding.UTF8.GetBytes(t.ExecutingBroker), servers);
+        }
+
+        Span<byte> bytes = stackalloc byte[512];
+        int imLength = Encoding.UTF8.GetBytes(t.InvestmentManager, bytes);
+        int ebLength = Encoding.UTF8.GetBytes(t.ExecutingBroker, bytes[imLength..]);
+        return TradePartition.Of(bytes[..imLength], bytes.Slice(imLength, ebLength), servers);
     }
 
     /// <summary>The message inside a record's payload, without a copy (the tail gives each record its own array).</summary>
