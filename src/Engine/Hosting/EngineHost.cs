@@ -112,7 +112,11 @@ public sealed class EngineHost : IEngineCounterSource, IDisposable
         return i >= 0 ? _pools[i] : throw new ArgumentException($"Session {session.Id} is not one of this engine's.", nameof(session));
     }
 
-    /// <summary>Waits until every session is logged on; false on timeout.</summary>
+    /// <summary>
+    /// Waits until every session is logged on and the acceptors' connection threads are settled (each connection's
+    /// hand-over makes an acceptor start a spare thread, and a thread's start allocates: it belongs to startup);
+    /// false when a session is not logged on by the timeout (true when only the threads had not settled by then).
+    /// </summary>
     public bool WaitForLogons(TimeSpan timeout)
     {
         var deadline = Stopwatch.GetTimestamp() + (long)(timeout.TotalSeconds * Stopwatch.Frequency);
@@ -124,18 +128,33 @@ public sealed class EngineHost : IEngineCounterSource, IDisposable
                 all &= session.IsLoggedOn;
             }
 
-            if (all)
+            if (all && AcceptorThreadsSettled())
             {
                 return true;
             }
 
             if (Stopwatch.GetTimestamp() > deadline)
             {
-                return false;
+                return all;
             }
 
             Thread.Sleep(5);
         }
+    }
+
+    /// <summary>True when every acceptor's connection threads are settled (<see cref="FixAcceptor.ConnectionThreadsSettled"/>).</summary>
+    public bool AcceptorThreadsSettled()
+    {
+        var acceptors = _engine.Acceptors;
+        for (int i = 0; i < acceptors.Count; i++)
+        {
+            if (!acceptors[i].ConnectionThreadsSettled)
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     /// <summary>

@@ -1,4 +1,6 @@
+using System.Buffers;
 using System.IO.Pipelines;
+using System.Runtime.CompilerServices;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Sessions;
 using RapidFix.Pools.Buffers;
@@ -67,6 +69,14 @@ internal sealed class ConnectionBuffers
                 useSynchronizationContext: false));
             Receive = GC.AllocateUninitializedArray<byte>(maxMessageSize + 1024, pinned: true); // the assembly buffer
             PrimeSegments(Pipe, blocks);
+            // The receive path's optimized (tier-1) code initialises ReadOnlySequence<byte> and ArraySegment<byte>
+            // (Deliver: FirstSpan, MemoryMarshal.TryGetArray) when it is compiled, not when it runs: the JIT runs a
+            // beforefieldinit type's class constructor eagerly, and these box their static Empty (40 and 32 bytes, on
+            // the tiered-compilation thread). Tier-0 code never touched them, so the bytes fell into the continuous
+            // phase of any process whose receive path tiered up after startup (the gateway's, which has no warm-up:
+            // tools/zero-gc-gateway.sh). Run here, in startup; a second run is free.
+            RuntimeHelpers.RunClassConstructor(typeof(ReadOnlySequence<byte>).TypeHandle);
+            RuntimeHelpers.RunClassConstructor(typeof(ArraySegment<byte>).TypeHandle);
         }
         else
         {

@@ -24,6 +24,7 @@ internal sealed class ConnectionThreads : IDisposable
     private readonly Thread _starter;
     private readonly AutoResetEvent _starterSignal = new(false);
     private long _waitedForThread;
+    private int _arrived; // started threads that have run up to their first Park (under _gate)
     private volatile bool _stopping;
 
     /// <param name="name">Names the threads (the acceptor's port).</param>
@@ -72,6 +73,23 @@ internal sealed class ConnectionThreads : IDisposable
 
     /// <summary>Connections that found no thread parked and waited for one to be started or to come back.</summary>
     public long WaitedForThread => Interlocked.Read(ref _waitedForThread);
+
+    /// <summary>
+    /// True when the starter has nothing left to do: every thread it started has come to run (parked or serving a
+    /// connection), no connection waits for one, and the spares are topped up (or the pool is full). Connections'
+    /// arrivals make it start threads (the spares are topped up after each hand-over); a thread's start allocates,
+    /// so a measured run waits for this after its logons, before the continuous phase.
+    /// </summary>
+    public bool Settled
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _arrived == _all.Count && _waiting.Count == 0 && !(_all.Count < Capacity && _parked.Count < Spares);
+            }
+        }
+    }
 
     /// <summary>
     /// Runs <paramref name="connection"/> on a parked thread, or, when none is, on the next one started or coming
@@ -133,6 +151,12 @@ internal sealed class ConnectionThreads : IDisposable
     {
         lock (_gate)
         {
+            if (!worker.Arrived)
+            {
+                worker.Arrived = true;
+                _arrived++;
+            }
+
             if (_waiting.TryDequeue(out var next))
             {
                 return next;
@@ -191,6 +215,9 @@ internal sealed class ConnectionThreads : IDisposable
         }
 
         public Thread Thread { get; }
+
+        /// <summary>The thread has run up to its first <see cref="Park"/> (under the pool's gate).</summary>
+        public bool Arrived { get; set; }
 
         public void Hand(FixSocketConnection connection)
         {

@@ -140,6 +140,13 @@ public sealed partial class FixAcceptor : IDisposable
     /// <summary>Admitted connections that found no connection thread parked and waited for one (0 unless the spares ran out).</summary>
     public long ConnectionsWaitedForThread => _threads.WaitedForThread;
 
+    /// <summary>
+    /// True when the port's connection threads are settled: every one started has come to run, none is being started
+    /// and none is needed (the spares are topped up after each connection is handed to one, and starting a thread
+    /// allocates). <see cref="Hosting.EngineHost.WaitForLogons"/> waits for it.
+    /// </summary>
+    public bool ConnectionThreadsSettled => _threads.Settled;
+
     /// <summary>The connections accepted so far, closed ones included until the next accept (a copy; allocates).</summary>
     internal FixSocketConnection[] Connections()
     {
