@@ -175,6 +175,26 @@ public sealed class InputJournalWindowTests : IDisposable
         Assert.True(journal.WrittenPosition > 20L << 20, $"{journal.WrittenPosition}");
     }
 
+    [Fact]
+    public void The_window_the_input_ring_and_an_answer_queue_are_resident_from_startup()
+    {
+        // Committed when made (every page touched), not on their first pass in the continuous phase.
+        const int Size = 32 << 20;
+        long before = ResidentBytes();
+        using var journal = InputJournal.Open(Path.Combine(_work, "input.journal"), FlushPolicy.GroupCommit, 100, Size, MaxMessage);
+        long afterJournal = ResidentBytes();
+        var ring = new InputRing(Size);
+        long afterRing = ResidentBytes();
+        var queue = new OutputQueue(Size, 1000);
+        long afterQueue = ResidentBytes();
+
+        Assert.True(afterJournal - before >= Size / 2, $"opening the journal made {(afterJournal - before) >> 10} KiB resident");
+        Assert.True(afterRing - afterJournal >= Size / 2, $"the ring made {(afterRing - afterJournal) >> 10} KiB resident");
+        Assert.True(afterQueue - afterRing >= Size / 2, $"the queue made {(afterQueue - afterRing) >> 10} KiB resident");
+        GC.KeepAlive(ring);
+        GC.KeepAlive(queue);
+    }
+
     // Appends inputs until `bytes` more are in the journal, waiting for the disk each quarter window (as the matcher
     // waits before it answers), so the window never refuses one.
     private static void AppendDurably(InputJournal journal, byte[] message, long bytes)
