@@ -4,9 +4,12 @@ namespace RapidFix.MatchingService;
 
 /// <summary>
 /// The matching input journal: every inbound application message the service accepted, in the order the matcher
-/// takes them, with its sender. Built on the engine's recoverable store (<see cref="JournalMessageStore"/>: CRC per
-/// record, group commit, torn tails cut at recovery), one "message" per input, numbered 1, 2, 3... The matcher is
-/// deterministic, so replaying this journal through a fresh matcher at startup rebuilds its state exactly.
+/// takes them, with its sender. Built on the engine's <see cref="JournalAppender"/> (the journal format: CRC per
+/// record, group commit, torn tails cut at recovery), one "message" per input, numbered 1, 2, 3... It keeps only a
+/// fixed write window in memory, committed at startup, and reuses it once durable: nothing reads the journal's
+/// memory while the service runs (the matcher takes its inputs from the ring, the persister reads the file), so
+/// resident memory stays flat however long the run; recovery reads the file. The matcher is deterministic, so
+/// replaying this journal through a fresh matcher at startup rebuilds its state exactly.
 /// </summary>
 /// <remarks>
 /// Record payload: [participant CompID length u8][participant CompID][session store generation i64][FIX message].
@@ -16,31 +19,52 @@ namespace RapidFix.MatchingService;
 /// </remarks>
 internal sealed class InputJournal : IDisposable
 {
-    private readonly JournalMessageStore _store;
+    private static class JournalFormatSizes
+    {
+        // A message record's framing: [length u32][crc u32][type u8][MsgSeqNum i32] (docs/store.md "Journal format").
+        public static int MessageRecordSize(int payload) => 13 + payload;
+    }
+
+    private readonly JournalAppender _store;
     private readonly byte[] _record;
     private int _next;
 
-    private InputJournal(JournalMessageStore store, int maxMessageSize)
+    private InputJournal(JournalAppender store, int maxMessageSize)
     {
         _store = store;
         _record = new byte[SenderRecord.SizeOf(SenderRecord.MaxSenderLength, maxMessageSize)];
-        _next = store.NextSenderMsgSeqNum;
+        _next = store.NextSeqNum;
     }
 
-    /// <summary>Opens (or creates) the journal; recovery happens here (startup).</summary>
-    public static InputJournal Open(string path, FlushPolicy policy, int maxInputs, int maxBytes, int maxMessageSize)
+    /// <summary>
+    /// Opens (or creates) the journal; a torn tail is cut here (startup). <paramref name="windowBytes"/> of memory
+    /// hold what is appended and not yet durable; <paramref name="maxInputs"/> bounds the records (control records
+    /// included) the day's journal takes, the file the disk.
+    /// </summary>
+    public static InputJournal Open(string path, FlushPolicy policy, int maxInputs, int windowBytes, int maxMessageSize)
     {
-        var store = JournalMessageStore.Open(new JournalOptions
+        int largest = JournalFormatSizes.MessageRecordSize(SenderRecord.SizeOf(SenderRecord.MaxSenderLength, maxMessageSize));
+        if (windowBytes < largest)
+        {
+            throw new RapidFix.Engine.Configuration.ConfigurationException(
+                $"the input journal's write window ({windowBytes} bytes, --journal-bytes) is smaller than one input of MaxMessageSize={maxMessageSize} ({largest} bytes)");
+        }
+
+        var store = JournalAppender.Open(new JournalAppenderOptions
         {
             FilePath = path,
             FlushPolicy = policy,
             MaxMessages = maxInputs,
-            MaxBytes = maxBytes,
+            WindowBytes = windowBytes,
+            MaxMessageBytes = SenderRecord.SizeOf(SenderRecord.MaxSenderLength, maxMessageSize),
         }, DateTime.UtcNow);
         return new InputJournal(store, maxMessageSize);
     }
 
     public RecoveryReport Recovery => _store.Recovery;
+
+    /// <summary>Bytes of the in-memory write window.</summary>
+    public int WindowBytes => _store.WindowBytes;
 
     /// <summary>Inputs journalled so far (recovered ones included; the control record is not one).</summary>
     public int Count => Math.Max(0, _next - 2);
@@ -52,16 +76,28 @@ internal sealed class InputJournal : IDisposable
     /// </summary>
     public int BusinessDate(int requested)
     {
-        foreach (var record in _store.GetRange(1, 1))
+        using (var reader = _store.OpenRecoveryReader())
         {
-            TryDecode(record.Bytes, out _, out long recorded, out _);
-            if (requested != 0 && requested != recorded)
+            while (reader.TryRead(out var record) == JournalReadStatus.Record)
             {
-                throw new RapidFix.Engine.Configuration.ConfigurationException(
-                    $"the input journal {_store.FilePath} is for business date {recorded}, not {requested}: use a new data directory for a new day");
-            }
+                if (!record.IsMessage)
+                {
+                    continue;
+                }
 
-            return (int)recorded;
+                if (record.SeqNum != 1 || !TryDecode(record.Message, out var sender, out long recorded, out _) || !sender.IsEmpty)
+                {
+                    throw new StoreException($"the input journal {_store.FilePath} does not start with its business date record");
+                }
+
+                if (requested != 0 && requested != recorded)
+                {
+                    throw new RapidFix.Engine.Configuration.ConfigurationException(
+                        $"the input journal {_store.FilePath} is for business date {recorded}, not {requested}: use a new data directory for a new day");
+                }
+
+                return (int)recorded;
+            }
         }
 
         int date = requested != 0 ? requested : int.Parse(DateTime.UtcNow.ToString("yyyyMMdd", System.Globalization.CultureInfo.InvariantCulture),
@@ -92,8 +128,7 @@ internal sealed class InputJournal : IDisposable
             return StoreWriteStatus.EmptyMessage;
         }
 
-        var record = _record.AsSpan(0, length);
-        var status = _store.Append(_next, record);
+        var status = _store.Append(_next, _record.AsSpan(0, length));
         if (status == StoreWriteStatus.Ok)
         {
             _next++;
@@ -105,8 +140,14 @@ internal sealed class InputJournal : IDisposable
     /// <summary>Blocks until <paramref name="position"/> is durable; false on timeout or a faulted journal.</summary>
     public bool WaitForDurable(long position, TimeSpan timeout) => _store.WaitForDurable(position, timeout);
 
-    /// <summary>Every recovered input in order, the control record excluded (startup).</summary>
-    public StoredMessageRange ReadAll() => _store.GetRange(2, 0);
+    /// <summary>Makes everything appended durable (blocks); false on a faulted journal.</summary>
+    public bool Flush() => _store.Flush();
+
+    /// <summary>
+    /// A reader of every recovered record from the file, the control record included (startup: the caller skips
+    /// records below 2 and disposes it before the journal). Everything it reads was recovered or made durable.
+    /// </summary>
+    public JournalReader OpenRecovered() => _store.OpenRecoveryReader();
 
     /// <summary>Splits a record into its parts (the layout is the engine's <see cref="SenderRecord"/>, which the persister reads too).</summary>
     public static bool TryDecode(ReadOnlySpan<byte> record, out ReadOnlySpan<byte> participant, out long generation, out ReadOnlySpan<byte> message) =>

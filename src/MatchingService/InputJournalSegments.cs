@@ -22,7 +22,8 @@ internal enum SegmentAppendStatus
 }
 
 /// <summary>
-/// The journal roll for long soaks (docs/store.md "Rolling the input journal"): a ring of segments, every one
+/// A journal roll designed for long soaks and not wired: the service keeps a write window instead (docs/store.md
+/// "The input journal's write window" says why). A ring of segments, every one
 /// allocated pinned and touched at startup (its pages committed once, so resident memory does not grow as the
 /// journal fills), reused once both horizons have passed the segment: what the persister has written to PostgreSQL
 /// and what a restart would still replay (the restart horizon, the oldest input a recovery needs). The journal then

@@ -29,7 +29,7 @@ internal sealed class InputRing
     public InputRing(int capacityBytes)
     {
         int capacity = (int)Math.Min(1 << 30, System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(capacityBytes, 1 << 16)));
-        _buffer = GC.AllocateArray<byte>(capacity, pinned: true);
+        _buffer = MemoryCommit.Touch(GC.AllocateArray<byte>(capacity, pinned: true)); // committed now, not on its first pass
         _mask = capacity - 1;
     }
 

@@ -392,9 +392,18 @@ public sealed partial class MatchingServer : IDisposable
         var batch = new OutputQueue(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
         var last = new Dictionary<int, (long Generation, int Seq)>();
         int inputs = 0;
-        foreach (var record in journal.ReadAll())
+        // From the file (the journal keeps only a write window in memory): everything in it was recovered (a torn
+        // tail already cut) or made durable at startup, so the reader must reach its end cleanly.
+        using var reader = journal.OpenRecovered();
+        JournalReadStatus status;
+        while ((status = reader.TryRead(out var record)) == JournalReadStatus.Record)
         {
-            if (!InputJournal.TryDecode(record.Bytes, out var sender, out long generation, out var bytes))
+            if (!record.IsMessage || record.SeqNum < 2)
+            {
+                continue;
+            }
+
+            if (!InputJournal.TryDecode(record.Message, out var sender, out long generation, out var bytes))
             {
                 throw new StoreException($"input journal record {record.SeqNum} is malformed");
             }
@@ -429,6 +438,11 @@ public sealed partial class MatchingServer : IDisposable
 
             batch.Clear();
             inputs++;
+        }
+
+        if (status != JournalReadStatus.End)
+        {
+            throw new StoreException($"the input journal {reader.Path} cannot be read back at offset {reader.Offset} ({status})");
         }
 
         highest = [.. last.Select(kv => (kv.Key, kv.Value.Generation, kv.Value.Seq))];

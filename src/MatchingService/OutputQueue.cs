@@ -18,8 +18,8 @@ internal sealed class OutputQueue
     /// <param name="capacityMessages">Messages held at most.</param>
     public OutputQueue(int capacityBytes, int capacityMessages)
     {
-        _bytes = new byte[capacityBytes];
-        _entries = new Entry[capacityMessages];
+        _bytes = MemoryCommit.Touch(new byte[capacityBytes]); // committed now, not as the queue first fills
+        _entries = MemoryCommit.Touch(new Entry[capacityMessages]);
     }
 
     /// <summary>Messages held.</summary>

@@ -52,8 +52,8 @@ var partitions = new Option<int>("--partitions")
 var own = new Option<string?>("--own") { Description = "the partitions this instance owns, comma-separated (default: every one)" };
 var journalBytes = new Option<int>("--journal-bytes")
 {
-    Description = "bytes the day's input journal holds, in memory and on disk (a full journal refuses further inputs, counted)",
-    DefaultValueFactory = _ => 1 << 30,
+    Description = "bytes of the input journal's write window in memory, committed at startup and reused once durable (the file is bounded by the disk and --max-inputs; a window the disk has not caught up with refuses inputs, counted)",
+    DefaultValueFactory = _ => 64 << 20,
 };
 
 var root = new RootCommand("RapidFix matching service: post-trade matching (NOE, ALC, NPR, SET -> CLS) behind one FIX session per participant.")
@@ -77,9 +77,9 @@ root.Validators.Add(result =>
         result.AddError("--max-inputs must be positive");
     }
 
-    if (Given(result, journalBytes) < 1 << 20)
+    if (Given(result, journalBytes) < 64 << 10)
     {
-        result.AddError("--journal-bytes must be at least 1048576 (1 MiB)");
+        result.AddError("--journal-bytes must be at least 65536 (64 KiB)");
     }
 
     if (Given(result, businessDate) is int date && date != 0 && !RapidFix.Matching.Codes.IsDate(date))

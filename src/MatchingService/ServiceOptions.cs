@@ -24,8 +24,11 @@ public sealed partial record ServiceOptions
     /// <summary>Inputs the input journal holds (the day's capacity; a full journal refuses further inputs, counted).</summary>
     public int MaxInputs { get; init; } = 4_000_000;
 
-    /// <summary>Bytes the input journal holds.</summary>
-    public int InputJournalBytes { get; init; } = 1 << 30;
+    /// <summary>
+    /// Bytes of the input journal's in-memory write window (appended, not yet durable), allocated and committed at
+    /// startup and reused once durable; the journal file is bounded by the disk and <see cref="MaxInputs"/>, not by this.
+    /// </summary>
+    public int InputJournalBytes { get; init; } = 64 << 20;
 
     /// <summary>Bytes of answers that may wait per participant while it is not logged on.</summary>
     public int PendingBytesPerParticipant { get; init; } = 16 << 20;

@@ -132,7 +132,7 @@ public sealed class AllocationTests : IDisposable
     private InputJournal OpenJournal()
     {
         Directory.CreateDirectory(_work);
-        var journal = InputJournal.Open(Path.Combine(_work, "input.journal"), FlushPolicy.GroupCommit, 600_000, 512 << 20, 4096);
+        var journal = InputJournal.Open(Path.Combine(_work, "input.journal"), FlushPolicy.GroupCommit, 600_000, 64 << 20, 4096);
         journal.BusinessDate(20261123);
         return journal;
     }

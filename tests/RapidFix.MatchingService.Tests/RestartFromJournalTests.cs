@@ -16,6 +16,7 @@ public sealed class RestartFromJournalTests : IDisposable
 {
     private const int Trades = 300;
     private readonly string _work = Path.Combine(Path.GetTempPath(), "rapidfix-restart-" + Guid.NewGuid().ToString("N"));
+    private int _windowBytes;
 
     public void Dispose()
     {
@@ -26,10 +27,12 @@ public sealed class RestartFromJournalTests : IDisposable
     }
 
     [Theory]
-    [InlineData(1)]
-    [InlineData(2)]
-    public void A_killed_service_rebuilds_from_its_journal_no_CLS_lost_none_twice(int seed)
+    [InlineData(1, 0)]
+    [InlineData(2, 0)]
+    [InlineData(3, 256 << 10)] // a write window far smaller than the journal file: the restart reads the file
+    public void A_killed_service_rebuilds_from_its_journal_no_CLS_lost_none_twice(int seed, int windowBytes)
     {
+        _windowBytes = windowBytes;
         var (messages, expected) = TradeGenerator.Generate(new GeneratorOptions { Trades = Trades, Seed = seed });
         var set = Verifier.Encode(messages);
         Directory.CreateDirectory(_work);
@@ -65,9 +68,14 @@ public sealed class RestartFromJournalTests : IDisposable
             child.WaitForExit();
             long acksAtKill = collector.Acks;
             child.Dispose();
+            long journalBytes = new FileInfo(Path.Combine(_work, "data", MatchingServer.InputJournalFileName)).Length;
 
             child = StartService(config, port, out string startLine);
             Assert.Matches("journal: [1-9]\\d* inputs replayed", startLine);
+            if (windowBytes > 0)
+            {
+                Assert.True(journalBytes > windowBytes, $"the journal file holds {journalBytes} bytes, the window {windowBytes} (killed after {acksAtKill} of {expectedAcks} acks)");
+            }
 
             Assert.True(sender.Join(TimeSpan.FromSeconds(180)), "all messages sent after the restart");
             Assert.Null(sendFailure);
@@ -77,7 +85,7 @@ public sealed class RestartFromJournalTests : IDisposable
 
             var output = new StringWriter();
             var result = Verifier.Check(expected, collector.Drain(), output);
-            Assert.True(result.Mismatches == 0, $"killed after {acksAtKill} acks; {output}");
+            Assert.True(result.Mismatches == 0, $"killed after {acksAtKill} acks, journal {journalBytes} bytes; {output}");
             Assert.Equal(Trades, result.ClsTrades);
             Assert.Equal(expectedAcks, collector.Acks);
             Assert.Equal(expectedCls, collector.Cls);
@@ -112,6 +120,12 @@ public sealed class RestartFromJournalTests : IDisposable
                  })
         {
             start.ArgumentList.Add(argument);
+        }
+
+        if (_windowBytes > 0)
+        {
+            start.ArgumentList.Add("--journal-bytes");
+            start.ArgumentList.Add(_windowBytes.ToString(CultureInfo.InvariantCulture));
         }
 
         var process = Process.Start(start)!;

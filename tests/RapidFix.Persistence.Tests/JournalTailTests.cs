@@ -108,6 +108,52 @@ public sealed class JournalTailTests : IDisposable
     }
 
     [Fact]
+    public void Reads_an_input_journal_written_through_a_window_smaller_than_the_file_and_resumes_after_a_restart()
+    {
+        // The matching service's input journal keeps a write window in memory, not the file: the tail reads the file.
+        var options = new JournalAppenderOptions { FilePath = JournalPath, FlushPolicy = FlushPolicy.GroupCommit, WindowBytes = 64 << 10, MaxMessageBytes = 1024 };
+        using (var journal = JournalAppender.Open(options, DateTime.UtcNow))
+        {
+            for (int i = 1; i <= 3000; i++)
+            {
+                Assert.Equal(StoreWriteStatus.Ok, journal.Append(i, Big(i)));
+                if (i % 100 == 0)
+                {
+                    Assert.True(journal.WaitForDurable(journal.WrittenPosition, TimeSpan.FromSeconds(30)));
+                }
+            }
+
+            Assert.True(journal.Flush());
+            Assert.True(new FileInfo(JournalPath).Length > 8 * options.WindowBytes);
+        }
+
+        List<JournalRecord> first;
+        using (var tail = new JournalTail(JournalPath))
+        {
+            first = ReadAll(tail);
+        }
+
+        Assert.Equal(Enumerable.Range(1, 3000), first.Select(r => r.Seq));
+        Assert.Equal(Big(2345), first[2344].Payload.ToArray());
+
+        // The writer restarts (recovery reads the file, nothing compacted) and appends on; a tail resuming after
+        // the committed position gets only what follows it: exactly once.
+        using (var journal = JournalAppender.Open(options, DateTime.UtcNow))
+        {
+            Assert.Equal(3001, journal.NextSeqNum);
+            Assert.Equal(0, journal.Recovery.CompactedBytes);
+            Assert.Equal(StoreWriteStatus.Ok, journal.Append(3001, Big(3001)));
+            Assert.True(journal.Flush());
+        }
+
+        using var resumed = new JournalTail(JournalPath, generation: 1, seq: 2999);
+        Assert.Equal([3000, 3001], ReadAll(resumed).Select(r => r.Seq));
+    }
+
+    // "message i" padded to 400 bytes, the size of an input.
+    private static byte[] Big(int i) => Encoding.ASCII.GetBytes($"message {i} ".PadRight(400, 'x'));
+
+    [Fact]
     public void A_file_that_is_not_a_journal_is_refused()
     {
         File.WriteAllText(JournalPath, "not a journal at all");

@@ -68,14 +68,14 @@ public sealed partial class MainCommandTests : IDisposable
     }
 
     [Fact]
-    public void A_journal_too_small_for_the_run_is_refused_at_startup_with_one_line()
+    public void A_journal_window_larger_than_one_array_is_refused_at_startup_with_one_line()
     {
         var (exit, text, error) = ChildProcess.Run(Programs.Dll(Folder, Assembly), Generous,
-            "run", "--duration", "600", "--rate", "2000", "--journal-bytes", "1048576", "--out", Path.Combine(_directory, "small"));
+            "run", "--duration", "600", "--rate", "2000", "--journal-bytes", "4294967296", "--out", Path.Combine(_directory, "small"));
 
         Assert.True(exit == 2, $"exit {exit}\n{text}\n{error}");
         string line = Assert.Single(error.Split('\n', StringSplitOptions.RemoveEmptyEntries));
-        Assert.Contains("--journal-bytes 1048576 holds about", line, StringComparison.Ordinal);
+        Assert.Contains("--journal-bytes 4294967296 is outside", line, StringComparison.Ordinal);
         Assert.DoesNotContain("measure:", text, StringComparison.Ordinal); // refused before the set is generated or the service starts
         Assert.DoesNotContain("   at ", text + error, StringComparison.Ordinal);
     }

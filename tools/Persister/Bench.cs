@@ -78,11 +78,29 @@ internal static class Bench
             MaxBytes = (int)Math.Min(int.MaxValue - 1, Math.Max(1 << 20, records * 800)),
         }, DateTime.UtcNow);
 
-        var input = Open(JournalSource.InputJournalFile, trades * 7L + 1);
+        // The input journal as the service writes it: a 1 MiB write window in memory, the file as large as the set.
+        var input = JournalAppender.Open(new JournalAppenderOptions
+        {
+            FilePath = Path.Combine(data, JournalSource.InputJournalFile),
+            FlushPolicy = FlushPolicy.OsOnly,
+            WindowBytes = 1 << 20,
+            MaxMessageBytes = 64 << 10,
+        }, DateTime.UtcNow);
+        StoreWriteStatus AppendInput(int seq, byte[] payload)
+        {
+            var status = input.Append(seq, payload);
+            if (status == StoreWriteStatus.JournalFull && input.WaitForDurable(input.WrittenPosition, TimeSpan.FromSeconds(60)))
+            {
+                status = input.Append(seq, payload); // the window is free again once the flusher has caught up
+            }
+
+            return status;
+        }
+
         int inputSeq = 1, count = 0;
         var control = new byte[9];
         BinaryPrimitives.WriteInt64LittleEndian(control.AsSpan(1), ServiceScenario.BusinessDate);
-        Check(input.Append(inputSeq++, control));
+        Check(AppendInput(inputSeq++, control));
         foreach (var p in Managers.Concat(Brokers))
         {
             stores[p] = (Open($"FIX.4.4-MATCH-{p}.journal", trades * 8L), 1);
@@ -109,7 +127,7 @@ internal static class Bench
                 payload.AddRange(Encoding.ASCII.GetBytes(from));
                 payload.AddRange(new byte[8]);
                 payload.AddRange(Encoding.ASCII.GetBytes(message + "\u000110=000\u0001"));
-                Check(input.Append(inputSeq++, payload.ToArray()));
+                Check(AppendInput(inputSeq++, payload.ToArray()));
                 count++;
             }
 

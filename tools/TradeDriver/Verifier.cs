@@ -175,6 +175,7 @@ internal static class Verifier
         text.AppendLine("EndTime=00:00:00");
         text.AppendLine("FileStorePath=store");
         text.AppendLine("StoreSyncBeforeSend=Y");
+        text.AppendLine("StoreCommitMemory=Y"); // the stores are sized for the run: commit them at startup, not as they fill
         text.AppendLine("StoreFlushPolicy=OsOnly");
         text.AppendLine("OutboundQueueDepth=65536");
         text.AppendLine($"StoreMaxMessages={perParticipant}");

@@ -218,6 +218,8 @@ public static class SettingKeys
     public const string StoreMaxMessages = "StoreMaxMessages";
     /// <summary>StoreMaxBytes: Bytes of journal (messages and sequence records) the store holds per generation.</summary>
     public const string StoreMaxBytes = "StoreMaxBytes";
+    /// <summary>StoreCommitMemory: Commit the journal store's memory (touch every page of its StoreMaxBytes buffer and its index) when it is opened, so resident memory is reached at startup and does not grow as the store fills.</summary>
+    public const string StoreCommitMemory = "StoreCommitMemory";
     /// <summary>StoreSyncBeforeSend: Hold every stored message until the journal says it is durable before it goes on the wire: the counterparty never sees a message a crash could lose (adds the flush latency to each send).</summary>
     public const string StoreSyncBeforeSend = "StoreSyncBeforeSend";
     /// <summary>SocketAcceptBacklog: Acceptor: connections the kernel may hold completed but not yet accepted (the listen backlog; the OS may cap it). The sessions of a port must agree.</summary>

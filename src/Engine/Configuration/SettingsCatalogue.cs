@@ -248,6 +248,7 @@ public static class SettingsCatalogue
             rapid(D(StoreFlushMaxDelayMicroseconds, "GroupCommit: longest time, in microseconds, the flusher waits for a batch to fill (0 flushes at once).", "0", Microsecond, 0, 1_000_000)),
             rapid(I(StoreMaxMessages, "Sent messages the store indexes per generation (between resets).", "1000000", 16, 1 << 28)),
             rapid(I(StoreMaxBytes, "Bytes of journal (messages and sequence records) the store holds per generation.", "268435456", 4096, int.MaxValue)),
+            rapid(B(StoreCommitMemory, "Commit the journal store's memory (touch every page of its StoreMaxBytes buffer and its index) when it is opened, so resident memory is reached at startup and does not grow as the store fills.", "N")),
             rapid(I(SocketAcceptBacklog, "Acceptor: connections the kernel may hold completed but not yet accepted (the listen backlog; the OS may cap it). The sessions of a port must agree.", "1024", 1, 65535)),
             rapid(I(MaxPendingLogons, "Acceptor: connections of the port awaiting their Logon at once; one beyond is closed at once and logged. The sessions of a port must agree.", "256", 1, 1 << 20)),
             B(AcceptorTemplate, "QuickFIX/J, QuickFIX/n: this acceptor section is a template: a Logon whose identity matches it (a * in SenderCompID, TargetCompID, a SubID or a LocationID matches any value) creates a session with these settings, kept once the application's OnLogonRequest accepts it (docs/hosting.md).", "N"),

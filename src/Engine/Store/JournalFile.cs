@@ -9,7 +9,8 @@ namespace RapidFix.Engine.Store;
 internal static partial class JournalFile
 {
     /// <summary>What a scan of the file found.</summary>
-    internal readonly record struct ScanResult(long ValidEnd, long LastGenerationOffset, long Records, string? StopReason);
+    internal readonly record struct ScanResult(long ValidEnd, long LastGenerationOffset, long Records, string? StopReason,
+        long LastGeneration = 0, int LastSeqNum = 0, long MessagesInLastGeneration = 0);
 
     /// <summary>Opens (creating if needed) the journal with an exclusive lock, so two processes never share it.</summary>
     public static FileStream OpenExclusive(string path)
@@ -63,6 +64,8 @@ internal static partial class JournalFile
         long lastGeneration = -1;
         long records = 0;
         string? reason = null;
+        long generation = 0, messages = 0;
+        int lastSeqNum = 0;
         byte[] buffer = new byte[64 * 1024];
         while (true)
         {
@@ -89,16 +92,25 @@ internal static partial class JournalFile
                 break;
             }
 
-            if (record[JournalFormat.RecordHeaderSize] == (byte)RecordType.Generation)
+            var body = record[JournalFormat.RecordHeaderSize..];
+            if (body[0] == (byte)RecordType.Generation)
             {
                 lastGeneration = offset;
+                generation = BinaryPrimitives.ReadInt64LittleEndian(body[1..]);
+                lastSeqNum = 0;
+                messages = 0;
+            }
+            else if (body[0] == (byte)RecordType.Message)
+            {
+                lastSeqNum = BinaryPrimitives.ReadInt32LittleEndian(body[1..]);
+                messages++;
             }
 
             records++;
             offset += recordSize;
         }
 
-        return new ScanResult(offset, lastGeneration, records, reason);
+        return new ScanResult(offset, lastGeneration, records, reason, generation, lastSeqNum, messages);
     }
 
     private static string? InvalidBody(ReadOnlySpan<byte> body, bool isFirst)

@@ -51,6 +51,27 @@ internal static class JournalFormat
         BinaryPrimitives.WriteUInt32LittleEndian(record[4..], crc);
     }
 
+    /// <summary>Encodes a whole message record (<see cref="MessageRecordSize"/> bytes) with its CRC.</summary>
+    public static void WriteMessage(Span<byte> record, int seqNum, ReadOnlySpan<byte> message)
+    {
+        record[RecordHeaderSize] = (byte)RecordType.Message;
+        BinaryPrimitives.WriteInt32LittleEndian(record[(RecordHeaderSize + 1)..], seqNum);
+        message.CopyTo(record[(RecordHeaderSize + 1 + MessagePrefixSize)..]);
+        Seal(record, computeCrc: true);
+    }
+
+    /// <summary>Encodes a whole generation record (<see cref="GenerationRecordSize"/> bytes; next sender and target 1) with its CRC.</summary>
+    public static void WriteGeneration(Span<byte> record, long generation, long creationTicks)
+    {
+        var payload = record[(RecordHeaderSize + 1)..];
+        record[RecordHeaderSize] = (byte)RecordType.Generation;
+        BinaryPrimitives.WriteInt64LittleEndian(payload, generation);
+        BinaryPrimitives.WriteInt64LittleEndian(payload[8..], creationTicks);
+        BinaryPrimitives.WriteInt32LittleEndian(payload[16..], 1);
+        BinaryPrimitives.WriteInt32LittleEndian(payload[20..], 1);
+        Seal(record, computeCrc: true);
+    }
+
     /// <summary>CRC-32C of the length field followed by the body.</summary>
     public static uint Crc(ReadOnlySpan<byte> lengthField, ReadOnlySpan<byte> body) =>
         ~Update(Update(0xFFFF_FFFFu, lengthField), body);

@@ -148,7 +148,7 @@ public sealed class JournalMessageStore : IMessageStore
 
         string path = Path.GetFullPath(options.FilePath);
         Directory.CreateDirectory(Path.GetDirectoryName(path)!);
-        var log = new MessageLog(options.MaxMessages, options.MaxBytes, computeCrc: true);
+        var log = new MessageLog(options.MaxMessages, options.MaxBytes, computeCrc: true, commitMemory: options.CommitMemory);
         var file = JournalFile.OpenExclusive(path);
         try
         {

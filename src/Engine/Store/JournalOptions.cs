@@ -39,6 +39,12 @@ public sealed record JournalOptions
 
     /// <summary>Journal bytes held per generation, records included (StoreMaxBytes).</summary>
     public int MaxBytes { get; init; } = 256 << 20;
+
+    /// <summary>
+    /// Touch every page of the buffer and the index when the store is opened (StoreCommitMemory), so resident memory
+    /// is reached at startup instead of growing as the store fills.
+    /// </summary>
+    public bool CommitMemory { get; init; }
 }
 
 /// <summary>What opening a journal found and did.</summary>

@@ -69,12 +69,24 @@ public sealed partial class JournalReader : IDisposable
     private long _windowStart;
     private int _windowLength;
 
+    private readonly bool _ownsHandle = true;
+
     private JournalReader(string path, SafeFileHandle handle)
     {
         Path = path;
         _handle = handle;
         Offset = JournalFormat.FileHeaderSize;
     }
+
+    private JournalReader(string path, SafeFileHandle handle, long offset, bool ownsHandle)
+        : this(path, handle)
+    {
+        Offset = offset;
+        _ownsHandle = ownsHandle;
+    }
+
+    /// <summary>A reader over a handle the caller keeps open (the writer's own, at startup), from <paramref name="offset"/>.</summary>
+    internal static JournalReader Over(string path, SafeFileHandle handle, long offset) => new(path, handle, offset, ownsHandle: false);
 
     /// <summary>The journal file.</summary>
     public string Path { get; }
@@ -271,7 +283,13 @@ public sealed partial class JournalReader : IDisposable
     }
 
     /// <summary>Closes the file.</summary>
-    public void Dispose() => _handle.Dispose();
+    public void Dispose()
+    {
+        if (_ownsHandle)
+        {
+            _handle.Dispose();
+        }
+    }
 
     [LibraryImport("libc", EntryPoint = "open", StringMarshalling = StringMarshalling.Utf8)]
     private static partial int OpenReadOnly(string path, int flags);

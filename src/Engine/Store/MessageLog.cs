@@ -19,7 +19,7 @@ internal sealed class MessageLog
     private int _used;
     private int _count;
 
-    public MessageLog(int maxMessages, int maxBytes, bool computeCrc)
+    public MessageLog(int maxMessages, int maxBytes, bool computeCrc, bool commitMemory = false)
     {
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(maxMessages);
         ArgumentOutOfRangeException.ThrowIfLessThan(maxBytes, JournalFormat.GenerationRecordSize);
@@ -28,6 +28,22 @@ internal sealed class MessageLog
         _offsets = new int[maxMessages];
         _lengths = new int[maxMessages];
         _computeCrc = computeCrc;
+        if (commitMemory)
+        {
+            // Startup: the kernel commits a page when it is first written; write them all now, not as the store fills.
+            JournalAppender.Commit(_buffer);
+            Commit(_seqNums);
+            Commit(_offsets);
+            Commit(_lengths);
+        }
+    }
+
+    private static void Commit(int[] array)
+    {
+        for (int i = 0; i < array.Length; i += 1024)
+        {
+            array[i] = 0;
+        }
     }
 
     public long BasePosition { get; private set; }

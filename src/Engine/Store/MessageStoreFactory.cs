@@ -17,7 +17,7 @@ public static class MessageStoreFactory
         return Path.Combine(settings.GetString(SettingKeys.FileStorePath), settings.SessionId.ToFileName() + ".journal");
     }
 
-    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes).</summary>
+    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreCommitMemory).</summary>
     public static JournalOptions JournalOptions(SessionSettings settings) => new()
     {
         FilePath = JournalPath(settings),
@@ -26,6 +26,7 @@ public static class MessageStoreFactory
         MaxDelay = settings.GetTimeSpan(SettingKeys.StoreFlushMaxDelayMicroseconds),
         MaxMessages = settings.GetInt(SettingKeys.StoreMaxMessages),
         MaxBytes = settings.GetInt(SettingKeys.StoreMaxBytes),
+        CommitMemory = settings.GetBool(SettingKeys.StoreCommitMemory),
     };
 
     /// <summary>

@@ -4,7 +4,7 @@ using RapidFix.Tests.Shared;
 namespace RapidFix.MatchingService.Tests.Measurement;
 
 /// <summary>
-/// The input journal's segment ring (docs/store.md "Rolling the input journal"): segments committed at startup and
+/// The input journal's segment ring (designed, not wired: docs/store.md "The input journal's write window"): segments committed at startup and
 /// reused once the persister and the restart rule have passed them, so a soak of any length runs in the same memory;
 /// a horizon that has not passed is back-pressure, counted, with nothing stored or overwritten.
 /// </summary>

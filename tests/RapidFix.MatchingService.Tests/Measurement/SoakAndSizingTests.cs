@@ -3,7 +3,7 @@ using RapidFix.TradeDriver.Measure;
 namespace RapidFix.MatchingService.Tests.Measurement;
 
 /// <summary>
-/// The soak's input journal sized from rate × duration and checked against the machine (<see cref="JournalSizing"/>),
+/// The soak's input journal window and disk need, checked against the machine (<see cref="JournalSizing"/>),
 /// and the soak bar's verdict over interval figures (<see cref="SoakVerdict"/>).
 /// </summary>
 public sealed class SoakAndSizingTests
@@ -11,46 +11,47 @@ public sealed class SoakAndSizingTests
     private const long GiB = 1L << 30;
 
     [Fact]
-    public void A_run_that_fits_the_services_default_journal_gets_the_default()
+    public void A_run_of_any_length_gets_the_services_default_window()
     {
-        var sizing = JournalSizing.For(100_000, 4, requestedJournalBytes: 0);
+        var short_ = JournalSizing.For(100_000, 4, requestedJournalBytes: 0);
+        var long_ = JournalSizing.For(10_000L * 3600 * 24, 4, requestedJournalBytes: 0); // a day at 10,000/s
 
-        Assert.Equal(GiB, sizing.JournalBytes);
-        Assert.Null(sizing.Refusal(freeDisk: 100 * GiB, availableMemory: 64 * GiB));
+        Assert.Equal(64L << 20, short_.JournalBytes);
+        Assert.Equal(64L << 20, long_.JournalBytes);
+        Assert.Null(short_.Refusal(freeDisk: 100 * GiB, availableMemory: 64 * GiB));
     }
 
     [Fact]
-    public void An_hours_long_soak_gets_a_journal_sized_from_rate_times_duration()
+    public void An_hours_long_soak_needs_its_journal_file_on_disk_not_in_memory()
     {
-        // 300 messages/s for two hours: 2.16 million inputs, half as many again as the old fixed 1 GiB journal held.
+        // 300 messages/s for two hours: 2.16 million inputs, more than the old 2 GiB in-memory journal could hold.
         long inputs = 300L * 7200;
         var sizing = JournalSizing.For(inputs, 4, requestedJournalBytes: 0);
 
-        Assert.True(sizing.JournalBytes >= (inputs + 1000) * JournalSizing.BytesPerInput, $"{sizing.JournalBytes}");
-        Assert.True(sizing.JournalBytes <= JournalSizing.MaxJournalBytes);
-        Assert.True(sizing.JournalInputs - 1000 >= inputs);
-        Assert.Equal(0, sizing.JournalBytes % (1 << 20)); // whole MiB
+        Assert.Equal((inputs + 1000) * JournalSizing.BytesPerInput, sizing.JournalFileBytes);
+        Assert.True(sizing.DiskBytes >= sizing.JournalFileBytes + (4 * sizing.SessionStoreBytes));
+        Assert.True(sizing.MemoryBytes < sizing.JournalFileBytes + (2 * 4 * sizing.SessionStoreBytes) + (inputs * 1024), "the journal file is not in memory");
         Assert.Null(sizing.Refusal(freeDisk: 100 * GiB, availableMemory: 64 * GiB));
+        Assert.Contains("on disk", sizing.Refusal(freeDisk: sizing.JournalFileBytes - 1, availableMemory: 64 * GiB), StringComparison.Ordinal);
     }
 
     [Fact]
-    public void A_soak_beyond_the_largest_journal_is_refused_with_what_to_change()
+    public void A_window_larger_than_one_array_is_refused_with_what_to_change()
     {
-        var sizing = JournalSizing.For(10_000L * 3600, 4, requestedJournalBytes: 0); // 36 million inputs
+        var sizing = JournalSizing.For(1_000_000, 4, requestedJournalBytes: 4L << 30);
 
         string? why = sizing.Refusal(freeDisk: 10_000 * GiB, availableMemory: 10_000 * GiB);
 
         Assert.NotNull(why);
-        Assert.Contains("--journal-bytes", why, StringComparison.Ordinal);
-        Assert.Contains("lower --rate or the duration", why, StringComparison.Ordinal);
+        Assert.Contains("--journal-bytes 4294967296 is outside", why, StringComparison.Ordinal);
     }
 
     [Fact]
-    public void A_given_journal_too_small_for_the_run_is_refused()
+    public void More_inputs_than_the_service_counts_are_refused()
     {
-        var sizing = JournalSizing.For(1_000_000, 4, requestedJournalBytes: 64 << 20);
+        var sizing = JournalSizing.For(int.MaxValue, 4, requestedJournalBytes: 0);
 
-        Assert.Contains("--journal-bytes 67108864 holds about", sizing.Refusal(-1, -1), StringComparison.Ordinal);
+        Assert.Contains("lower --rate or the duration", sizing.Refusal(-1, -1), StringComparison.Ordinal);
     }
 
     [Fact]

@@ -4,9 +4,11 @@ namespace RapidFix.TradeDriver.Measure;
 
 /// <summary>
 /// How big the service's input journal and session stores must be for a run, and whether this machine can hold
-/// them: the journal is a pinned array as large as the file (the engine's journal store keeps its generation in
-/// memory), so a soak of hours needs both the memory and the disk up front. Sized at startup from rate × duration;
-/// a run that cannot fit is refused before anything starts, never discovered as refused inputs an hour in.
+/// them. The input journal keeps only a write window in memory (<see cref="JournalBytes"/>, committed at the
+/// service's startup, the same for a run of any length); its file grows with the inputs, so the disk must hold
+/// inputs × <see cref="BytesPerInput"/>. The session stores are sized for every answer and committed at startup
+/// (StoreCommitMemory=Y), so they need the memory up front. Sized at startup from rate × duration; a run that cannot
+/// fit is refused before anything starts, never discovered as refused inputs an hour in.
 /// </summary>
 internal readonly record struct JournalSizing(long Inputs, long JournalBytes, long SessionStoreBytes, int Participants)
 {
@@ -19,43 +21,42 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     /// <summary>Bytes of one answer in a session store, as the service's settings have always sized them.</summary>
     public const long BytesPerAnswer = 600;
 
-    /// <summary>The largest journal the store can hold: one array, rounded down to a MiB.</summary>
+    /// <summary>The largest write window the journal can have: one array, rounded down to a MiB.</summary>
     public static readonly long MaxJournalBytes = Array.MaxLength & ~((1L << 20) - 1);
+
+    /// <summary>The service's default write window (64 MiB): at 800 bytes an input, about 84,000 inputs not yet on disk.</summary>
+    public const long DefaultJournalBytes = 64L << 20;
 
     private const long MinJournalBytes = 1L << 20;
 
-    /// <summary>The journal the service gets by default (its own default: 1 GiB) when the run fits in it.</summary>
-    private const long DefaultJournalBytes = 1L << 30;
-
     /// <summary>
-    /// The sizes for <paramref name="inputs"/> inputs: <paramref name="requestedJournalBytes"/> when given (0: the
-    /// service's 1 GiB, or inputs × <see cref="BytesPerInput"/> when more is needed).
+    /// The sizes for <paramref name="inputs"/> inputs: the input journal's write window
+    /// <paramref name="requestedJournalBytes"/> when given (0: the service's default, whatever the run's length).
     /// </summary>
     public static JournalSizing For(long inputs, int participants, long requestedJournalBytes)
     {
-        long needed = Math.Max(MinJournalBytes, (inputs + 1000) * BytesPerInput);
-        long journal = requestedJournalBytes > 0 ? requestedJournalBytes : Math.Max(DefaultJournalBytes, RoundUpMiB(needed));
+        long journal = requestedJournalBytes > 0 ? requestedJournalBytes : DefaultJournalBytes;
         // Each participant's store is sized for every input (as Verifier.ServiceSettings does): the answers of one
         // participant are fewer, but the count is cheap and an undersized store would refuse answers mid-run.
         long session = Math.Min(int.MaxValue - 1, Math.Max(100_000, inputs + 1000) * BytesPerAnswer);
         return new JournalSizing(inputs, journal, session, participants);
     }
 
-    /// <summary>Inputs the journal holds at <see cref="BytesPerInput"/> each.</summary>
-    public long JournalInputs => JournalBytes / BytesPerInput;
+    /// <summary>Bytes the input journal's file reaches by the end of the run.</summary>
+    public long JournalFileBytes => (Inputs + 1000) * BytesPerInput;
 
-    /// <summary>Bytes the run needs on disk: the journal file (written in full as it fills) and the session stores.</summary>
-    public long DiskBytes => JournalBytes + (Participants * SessionStoreBytes);
+    /// <summary>Bytes the run needs on disk: the journal file and the session stores.</summary>
+    public long DiskBytes => JournalFileBytes + (Participants * SessionStoreBytes);
 
     /// <summary>
-    /// Bytes of memory the run pins: the service's journal and session stores, the driver's prepared set (about a
-    /// KiB a message) and its initiators' stores (sized like the service's).
+    /// Bytes of memory the run pins: the service's journal window and session stores, the driver's prepared set
+    /// (about a KiB a message) and its initiators' stores (sized like the service's).
     /// </summary>
     public long MemoryBytes => JournalBytes + (2 * Participants * SessionStoreBytes) + (Inputs * 1024);
 
     /// <summary>
-    /// Why the run cannot go on this machine, or null when it can: a journal too small for the run or larger than
-    /// one array, a disk or memory that cannot hold it. <paramref name="freeDisk"/> and
+    /// Why the run cannot go on this machine, or null when it can: a window outside what one array holds, more
+    /// inputs than the service counts, a disk or memory that cannot hold the run. <paramref name="freeDisk"/> and
     /// <paramref name="availableMemory"/> are what the machine has (-1: unknown, not checked).
     /// </summary>
     public string? Refusal(long freeDisk, long availableMemory)
@@ -63,13 +64,7 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
         if (JournalBytes < MinJournalBytes || JournalBytes > MaxJournalBytes)
         {
             return string.Create(CultureInfo.InvariantCulture,
-                $"--journal-bytes {JournalBytes} is outside what the input journal can hold ({MinJournalBytes} to {MaxJournalBytes} bytes, one array): lower --rate or the duration");
-        }
-
-        if (Inputs > JournalInputs - 1000)
-        {
-            return string.Create(CultureInfo.InvariantCulture,
-                $"a run of {Inputs:N0} inputs needs about {(Inputs + 1000) * BytesPerInput / (1 << 20):N0} MiB of input journal; --journal-bytes {JournalBytes} holds about {JournalInputs - 1000:N0}: raise --journal-bytes (at most {MaxJournalBytes}), or lower --rate or the duration");
+                $"--journal-bytes {JournalBytes} is outside what the input journal's write window can be ({MinJournalBytes} to {MaxJournalBytes} bytes, one array)");
         }
 
         if (Inputs + 1000 > int.MaxValue)
@@ -80,13 +75,13 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
         if (freeDisk >= 0 && DiskBytes > freeDisk)
         {
             return string.Create(CultureInfo.InvariantCulture,
-                $"the run needs {DiskBytes / (1 << 20):N0} MiB on disk (input journal {JournalBytes / (1 << 20):N0} MiB, session stores {Participants * SessionStoreBytes / (1 << 20):N0} MiB) and the disk has {freeDisk / (1 << 20):N0} MiB free: free some, use --out on a larger disk, or lower --rate or the duration");
+                $"the run needs {DiskBytes / (1 << 20):N0} MiB on disk (input journal {JournalFileBytes / (1 << 20):N0} MiB, session stores {Participants * SessionStoreBytes / (1 << 20):N0} MiB) and the disk has {freeDisk / (1 << 20):N0} MiB free: free some, use --out on a larger disk, or lower --rate or the duration");
         }
 
         if (availableMemory >= 0 && MemoryBytes > availableMemory)
         {
             return string.Create(CultureInfo.InvariantCulture,
-                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal, session stores, the driver's set) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
+                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal window, session stores, the driver's set) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
         }
 
         return null;
@@ -133,6 +128,4 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
 
         return -1;
     }
-
-    private static long RoundUpMiB(long bytes) => (bytes + (1L << 20) - 1) & ~((1L << 20) - 1);
 }

@@ -273,7 +273,7 @@ internal static class MeasureCommands
         private readonly Option<DirectoryInfo?> _quickfixn = new("--quickfixn") { Description = "a QuickFIX/n source checkout: built here; run/table/oa/soak then run the same schedule against a RapidFix and a QuickFIX/n echo acceptor and report the ratio (docs/measurement.md)" };
         private readonly Option<long> _journalBytes = new("--journal-bytes")
         {
-            Description = "bytes of the service's input journal (memory and disk); 0: sized from rate × duration, refused at startup when the machine cannot hold it",
+            Description = "bytes of the service's input journal write window in memory (the file grows on disk); 0: the service's 64 MiB, for a run of any length",
         };
 
         private readonly Option<bool> _noPersister = new("--no-persister") { Description = "no PostgreSQL persister even when PostgreSQL's server binaries are present" };
@@ -300,7 +300,7 @@ internal static class MeasureCommands
 
             if (Given(r, _journalBytes) is < 0 or (> 0 and < 1 << 20))
             {
-                r.AddError("--journal-bytes must be 0 (sized from rate × duration) or at least 1048576 (1 MiB)");
+                r.AddError("--journal-bytes must be 0 (the service's default window) or at least 1048576 (1 MiB)");
             }
 
             if (r.GetResult(_flush) is { Implicit: false } && r.GetValue(_flush) is not ("GroupCommit" or "OsOnly"))

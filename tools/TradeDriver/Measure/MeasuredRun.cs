@@ -45,7 +45,7 @@ internal sealed record RunOptions
     /// <summary>Write every interval's histograms into an .hlog (soak).</summary>
     public bool WriteHlog { get; init; } = true;
 
-    /// <summary>Bytes of the service's input journal; 0: sized from rate × duration (<see cref="JournalSizing"/>).</summary>
+    /// <summary>Bytes of the service's input journal write window; 0: the service's default (<see cref="JournalSizing"/>).</summary>
     public long JournalBytes { get; init; }
 
     /// <summary>Run the PostgreSQL persister beside the service when its binaries are present.</summary>

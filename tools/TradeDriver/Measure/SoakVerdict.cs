@@ -8,8 +8,8 @@ namespace RapidFix.TradeDriver.Measure;
 /// more than the tolerance: the median of each third's p99.99 (one slow interval is noise, a third of them is a
 /// trend), and the largest resident memory of each third against the first's. Memory that rises with the inputs
 /// taken is not flat, whatever holds it: a journal whose pages the kernel commits as it first writes them is the
-/// growth a multi-day soak cannot afford, which the journal roll (docs/store.md "Rolling the input journal": its
-/// segments committed at startup and reused) removes. There is no allowance for it.
+/// growth a multi-day soak cannot afford, which the input journal's write window (docs/store.md "The input journal's
+/// write window": committed at startup and reused once durable) removes. There is no allowance for it.
 /// </summary>
 internal sealed record SoakVerdict(bool LatencyFlat, double FirstP9999, double LastP9999, bool MemoryFlat, long FirstResident, long LastResident,
     long Collections, int Intervals)

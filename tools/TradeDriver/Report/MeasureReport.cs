@@ -54,7 +54,7 @@ internal sealed class MeasureReport
         };
         if (Run is { } r)
         {
-            h.Add(("store", $"journal session stores and input journal ({r.Sizing.JournalBytes / (1 << 20):N0} MiB), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
+            h.Add(("store", $"journal session stores and input journal (write window {r.Sizing.JournalBytes / (1 << 20):N0} MiB, committed at startup; session stores committed at startup), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
                             (r.Persister is { } p ? p.Description : r.PersisterSkipped is { } why ? $"no PostgreSQL persister ({why})" : "no PostgreSQL persister")));
             h.Add(("rates", $"asked {r.Schedule.Rate:N0} messages/s; sent {r.SentPerSecond:N0}/s, achieved (matched) {r.AchievedPerSecond:N0}/s over the steady {r.Schedule.SecondsOf(RunPhase.Steady):F0} s"));
         }

@@ -1,0 +1,578 @@
+using System.Diagnostics;
+
+namespace RapidFix.Engine.Store;
+
+/// <summary>How a <see cref="JournalAppender"/> is opened.</summary>
+public sealed record JournalAppenderOptions
+{
+    /// <summary>The journal file.</summary>
+    public required string FilePath { get; init; }
+
+    /// <summary>When appended records are made durable (GroupCommit by default).</summary>
+    public FlushPolicy FlushPolicy { get; init; } = FlushPolicy.GroupCommit;
+
+    /// <summary>Group commit: flush as soon as this many records are pending.</summary>
+    public int MaxBatch { get; init; } = 64;
+
+    /// <summary>Group commit: the longest a pending record waits for its batch to fill (0 = flush at once).</summary>
+    public TimeSpan MaxDelay { get; init; } = TimeSpan.Zero;
+
+    /// <summary>
+    /// Bytes of the in-memory write window: records appended and not yet durable. Allocated pinned and committed
+    /// (every page touched) at open; reused once the flusher has made its bytes durable.
+    /// </summary>
+    public int WindowBytes { get; init; } = 64 << 20;
+
+    /// <summary>The largest message one record carries (the encode buffer is sized for it at open).</summary>
+    public int MaxMessageBytes { get; init; } = 64 << 10;
+
+    /// <summary>Messages the current generation may hold, recovered ones included (a count, not memory: IndexFull past it).</summary>
+    public long MaxMessages { get; init; } = int.MaxValue;
+}
+
+/// <summary>
+/// An append-only journal of messages, in the engine's journal format (<see cref="JournalReader"/> reads it), that
+/// keeps only a fixed write window in memory: records are encoded into the window, a flusher thread writes them to
+/// the file at file offset = position (group commit), and window space is reused once what it held is durable. Its
+/// memory does not grow with the journal: the window is allocated pinned and its pages touched at open, so resident
+/// memory is reached before the continuous phase; the file grows, bounded by the disk (and the caller's count).
+/// </summary>
+/// <remarks>
+/// <para>For a writer that never reads back what it wrote while running (the matching service's input journal: the
+/// matcher takes its inputs from a ring, recovery reads the file at startup, the persister reads the file). A store
+/// that serves resends by sequence number is <see cref="JournalMessageStore"/>.</para>
+/// <para>Opening recovers: a torn tail (a record incomplete or failing its CRC, as <see cref="JournalReader"/>
+/// judges it) is cut off; the file is not compacted, and <see cref="OpenRecoveryReader"/> reads the current
+/// generation from the file. Positions are 64-bit file offsets. An append that does not fit in the window's free
+/// part (the disk is behind by a window) is refused with <see cref="StoreWriteStatus.JournalFull"/>, counted:
+/// back-pressure, nothing overwritten. A failed disk write stops the journal as it does the store.</para>
+/// </remarks>
+public sealed class JournalAppender : IDisposable
+{
+    private const int PageBytes = 4096;
+    private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(100);
+
+    private readonly byte[] _window;
+    private readonly byte[] _encode;
+    private readonly FlushPolicy _policy;
+    private readonly int _maxBatch;
+    private readonly long _maxDelayStopwatchTicks;
+    private readonly long _maxMessages;
+    private readonly long _generationOffset;
+    private readonly FileStream _file;
+    private readonly Microsoft.Win32.SafeHandles.SafeFileHandle _handle;
+    private readonly object _flushGate = new();
+    private readonly object _durableGate = new();
+    private readonly ManualResetEventSlim _work = new(false);
+    private readonly Thread? _flusher;
+
+    private long _position;          // writer: just past the last record
+    private long _messages;          // writer: messages in the current generation
+    private int _nextSeqNum;         // writer
+    private long _written;           // _position as published to the flusher
+    private long _writtenRecords;
+    private long _flushedPosition;
+    private long _durable;
+    private int _flusherParked;
+    private int _durableWaiters;
+    private volatile bool _stopping;
+    private volatile Exception? _fault;
+    private bool _disposed;
+
+    private long _appends;
+    private long _appendedBytes;
+    private long _indexFull;
+    private long _windowFull;
+    private long _invalid;
+    private long _faulted;
+
+    private long _flushes;
+    private long _fsyncs;
+    private long _flushedBytes;
+    private long _largestBatch;
+    private long _flusherAllocated;
+
+    private JournalAppender(JournalAppenderOptions options, FileStream file, long end, long generationOffset, int lastSeqNum, long messages,
+        RecoveryReport report)
+    {
+        _policy = options.FlushPolicy;
+        _maxBatch = options.MaxBatch;
+        _maxDelayStopwatchTicks = (long)(options.MaxDelay.TotalSeconds * Stopwatch.Frequency);
+        _maxMessages = options.MaxMessages;
+        _file = file;
+        _handle = file.SafeFileHandle;
+        _generationOffset = generationOffset;
+        _position = _written = _flushedPosition = _durable = end;
+        _nextSeqNum = lastSeqNum + 1;
+        _messages = messages;
+        Recovery = report;
+        FilePath = report.FilePath;
+
+        _window = GC.AllocateUninitializedArray<byte>(options.WindowBytes, pinned: true);
+        Commit(_window);
+        _encode = GC.AllocateUninitializedArray<byte>(JournalFormat.MessageRecordSize(options.MaxMessageBytes), pinned: true);
+        Commit(_encode);
+
+        // Lazily built wait state now, not on the first wait in the continuous phase (as the store does).
+        _work.Wait(1);
+        lock (_flushGate)
+        {
+            lock (_durableGate)
+            {
+                Monitor.PulseAll(_durableGate);
+            }
+        }
+
+        if (_policy != FlushPolicy.EveryMessage)
+        {
+            _flusher = new Thread(FlusherLoop)
+            {
+                IsBackground = true,
+                Name = "rapidfix-journal-flusher",
+                Priority = ThreadPriority.AboveNormal,
+            };
+            _flusher.Start();
+        }
+    }
+
+    /// <summary>The journal file.</summary>
+    public string FilePath { get; }
+
+    /// <summary>What opening the journal found and repaired (<see cref="RecoveryReport.CompactedBytes"/> is always 0).</summary>
+    public RecoveryReport Recovery { get; }
+
+    /// <summary>Bytes of the in-memory write window.</summary>
+    public int WindowBytes => _window.Length;
+
+    /// <summary>The MsgSeqNum after the last message of the current generation (1 for an empty one).</summary>
+    public int NextSeqNum => _nextSeqNum;
+
+    /// <summary>Messages in the current generation, recovered ones included.</summary>
+    public long MessageCount => _messages;
+
+    /// <summary>Position (file offset) just past the last append.</summary>
+    public long WrittenPosition => _position;
+
+    /// <summary>Everything below this position is on disk (as the flush policy defines it).</summary>
+    public long DurablePosition => Volatile.Read(ref _durable);
+
+    /// <summary>The disk error that stopped the journal, or null.</summary>
+    public Exception? Fault => _fault;
+
+    /// <summary>Counters (<see cref="StoreCounters.JournalFullRejections"/>: appends refused for want of window space).</summary>
+    public StoreCounters Counters =>
+        new(_appends, _appendedBytes, 0, _indexFull, _windowFull, _invalid, _faulted,
+            Volatile.Read(ref _flushes), Volatile.Read(ref _fsyncs), Volatile.Read(ref _flushedBytes),
+            Volatile.Read(ref _largestBatch), Volatile.Read(ref _flusherAllocated));
+
+    /// <summary>Opens (or creates) the journal and cuts a torn tail (startup: allocates and commits the window).</summary>
+    public static JournalAppender Open(JournalAppenderOptions options, DateTime creationTimeUtc)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentException.ThrowIfNullOrEmpty(options.FilePath);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxBatch);
+        ArgumentOutOfRangeException.ThrowIfNegative(options.MaxDelay.Ticks);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxMessageBytes);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxMessages);
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.WindowBytes, JournalFormat.MessageRecordSize(options.MaxMessageBytes));
+
+        string path = Path.GetFullPath(options.FilePath);
+        Directory.CreateDirectory(Path.GetDirectoryName(path)!);
+        var file = JournalFile.OpenExclusive(path);
+        try
+        {
+            var scan = JournalFile.Scan(file, path);
+            long original = file.Length;
+            if (scan.LastGenerationOffset < 0)
+            {
+                Span<byte> generation = stackalloc byte[JournalFormat.GenerationRecordSize];
+                JournalFormat.WriteGeneration(generation, 1, creationTimeUtc.Ticks);
+                file.SetLength(0);
+                RandomAccess.Write(file.SafeFileHandle, JournalFormat.FileMagic, 0);
+                RandomAccess.Write(file.SafeFileHandle, generation, JournalFormat.FileHeaderSize);
+                file.Flush(flushToDisk: true);
+                JournalFile.SyncDirectory(Path.GetDirectoryName(path)!);
+                var created = new RecoveryReport(path, true, 1, 0, 0, original,
+                    original > 0 ? scan.StopReason ?? "no complete generation record" : null, 0);
+                return new JournalAppender(options, file, JournalFormat.FileHeaderSize + JournalFormat.GenerationRecordSize,
+                    JournalFormat.FileHeaderSize, 0, 0, created);
+            }
+
+            if (scan.MessagesInLastGeneration > options.MaxMessages)
+            {
+                throw new StoreException($"the journal {path} holds {scan.MessagesInLastGeneration} messages, more than the {options.MaxMessages} it is opened for");
+            }
+
+            if (scan.ValidEnd < original)
+            {
+                file.SetLength(scan.ValidEnd);
+                file.Flush(flushToDisk: true);
+            }
+
+            var report = new RecoveryReport(path, false, scan.LastGeneration, (int)Math.Min(int.MaxValue, scan.MessagesInLastGeneration), scan.Records,
+                original - scan.ValidEnd, scan.ValidEnd < original ? scan.StopReason : null, 0);
+            return new JournalAppender(options, file, scan.ValidEnd, scan.LastGenerationOffset, scan.LastSeqNum, scan.MessagesInLastGeneration, report);
+        }
+        catch
+        {
+            file.Dispose();
+            throw;
+        }
+    }
+
+    /// <summary>
+    /// A reader of the current generation from the file, from its generation record on (startup: recovery reads
+    /// here what the window no longer holds). Reads through this journal's own handle; dispose it before the journal.
+    /// </summary>
+    public JournalReader OpenRecoveryReader()
+    {
+        ThrowIfDisposed();
+        return JournalReader.Over(FilePath, _handle, _generationOffset);
+    }
+
+    /// <summary>
+    /// Appends a message record with MsgSeqNum <paramref name="seqNum"/> (one writer at a time). Anything but Ok
+    /// stored nothing: JournalFull when the window has no room for it (the disk is a window behind) or it is larger
+    /// than <see cref="JournalAppenderOptions.MaxMessageBytes"/>, IndexFull past MaxMessages, Faulted after a disk error.
+    /// </summary>
+    public StoreWriteStatus Append(int seqNum, ReadOnlySpan<byte> message)
+    {
+        ThrowIfDisposed();
+        if (_fault is not null)
+        {
+            _faulted++;
+            return StoreWriteStatus.Faulted;
+        }
+
+        if (seqNum < 1)
+        {
+            _invalid++;
+            return StoreWriteStatus.InvalidSequenceNumber;
+        }
+
+        if (message.IsEmpty)
+        {
+            _invalid++;
+            return StoreWriteStatus.EmptyMessage;
+        }
+
+        if (_messages >= _maxMessages)
+        {
+            _indexFull++;
+            return StoreWriteStatus.IndexFull;
+        }
+
+        int size = JournalFormat.MessageRecordSize(message.Length);
+        if (size > _encode.Length || _position + size - Volatile.Read(ref _durable) > _window.Length)
+        {
+            _windowFull++;
+            return StoreWriteStatus.JournalFull;
+        }
+
+        var record = _encode.AsSpan(0, size);
+        JournalFormat.WriteMessage(record, seqNum, message);
+        CopyIntoWindow(record, _position);
+        _position += size;
+        _messages++;
+        _nextSeqNum = seqNum + 1;
+        _appends++;
+        _appendedBytes += message.Length;
+        return Publish();
+    }
+
+    /// <summary>Blocks until <paramref name="position"/> is durable; false on timeout or a faulted journal.</summary>
+    public bool WaitForDurable(long position, TimeSpan timeout)
+    {
+        if (Volatile.Read(ref _durable) >= position)
+        {
+            return true;
+        }
+
+        var spinner = default(SpinWait);
+        while (!spinner.NextSpinWillYield)
+        {
+            spinner.SpinOnce();
+            if (Volatile.Read(ref _durable) >= position)
+            {
+                return true;
+            }
+        }
+
+        bool infinite = timeout == Timeout.InfiniteTimeSpan;
+        long deadline = infinite ? long.MaxValue : Stopwatch.GetTimestamp() + (long)(timeout.TotalSeconds * Stopwatch.Frequency);
+        Interlocked.Increment(ref _durableWaiters);
+        try
+        {
+            lock (_durableGate)
+            {
+                while (Volatile.Read(ref _durable) < position)
+                {
+                    if (_fault is not null)
+                    {
+                        return false;
+                    }
+
+                    long remaining = infinite ? ParkTimeout.Ticks : Math.Min(ParkTimeout.Ticks, (deadline - Stopwatch.GetTimestamp()) * TimeSpan.TicksPerSecond / Stopwatch.Frequency);
+                    if (remaining <= 0)
+                    {
+                        return false;
+                    }
+
+                    Monitor.Wait(_durableGate, TimeSpan.FromTicks(Math.Max(remaining, TimeSpan.TicksPerMillisecond)));
+                }
+
+                return true;
+            }
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _durableWaiters);
+        }
+    }
+
+    /// <summary>Makes everything appended so far durable (blocks); false on a faulted journal.</summary>
+    public bool Flush()
+    {
+        if (_fault is not null)
+        {
+            return false;
+        }
+
+        if (_policy == FlushPolicy.EveryMessage)
+        {
+            return true;
+        }
+
+        _work.Set();
+        return WaitForDurable(_position, Timeout.InfiniteTimeSpan);
+    }
+
+    /// <summary>Makes what was appended durable, stops the flusher and closes the file (and its lock).</summary>
+    public void Dispose()
+    {
+        if (_disposed)
+        {
+            return;
+        }
+
+        _disposed = true;
+        _stopping = true;
+        _work.Set();
+        _flusher?.Join();
+        lock (_flushGate)
+        {
+            if (_fault is null && _flushedPosition < _position)
+            {
+                TryWriteBatch(_position, fsync: _policy != FlushPolicy.OsOnly);
+            }
+
+            _file.Dispose();
+        }
+
+        _work.Dispose();
+    }
+
+    /// <summary>Touches every page of a new array so the kernel commits it now (startup), not on its first write.</summary>
+    internal static void Commit(byte[] array)
+    {
+        for (int i = 0; i < array.Length; i += PageBytes)
+        {
+            array[i] = 0;
+        }
+
+        if (array.Length > 0)
+        {
+            array[^1] = 0;
+        }
+    }
+
+    private void CopyIntoWindow(ReadOnlySpan<byte> record, long position)
+    {
+        int at = (int)(position % _window.Length);
+        int first = Math.Min(record.Length, _window.Length - at);
+        record[..first].CopyTo(_window.AsSpan(at));
+        if (first < record.Length)
+        {
+            record[first..].CopyTo(_window);
+        }
+    }
+
+    private StoreWriteStatus Publish()
+    {
+        long written = _position;
+        if (_policy == FlushPolicy.EveryMessage)
+        {
+            lock (_flushGate)
+            {
+                if (TryWriteBatch(written, fsync: true))
+                {
+                    return StoreWriteStatus.Ok;
+                }
+
+                _faulted++;
+                return StoreWriteStatus.Faulted;
+            }
+        }
+
+        Volatile.Write(ref _writtenRecords, _writtenRecords + 1);
+        Interlocked.Exchange(ref _written, written); // full fence: pairs with the flusher's park check
+        if (Volatile.Read(ref _flusherParked) != 0)
+        {
+            _work.Set();
+        }
+
+        return StoreWriteStatus.Ok;
+    }
+
+    private void FlusherLoop()
+    {
+        bool measuring = false;
+        long allocationBaseline = 0;
+        long flushedRecords = 0;
+        while (true)
+        {
+            if (Volatile.Read(ref _written) == _flushedPosition)
+            {
+                if (_stopping || _fault is not null)
+                {
+                    return;
+                }
+
+                Park(ParkTimeout);
+                continue;
+            }
+
+            if (_policy == FlushPolicy.GroupCommit && _maxDelayStopwatchTicks > 0)
+            {
+                LingerForBatch(flushedRecords);
+            }
+
+            long records = Volatile.Read(ref _writtenRecords);
+            bool ok;
+            lock (_flushGate)
+            {
+                ok = TryWriteBatch(Volatile.Read(ref _written), fsync: _policy == FlushPolicy.GroupCommit);
+            }
+
+            if (!ok)
+            {
+                return;
+            }
+
+            flushedRecords = records;
+            if (measuring)
+            {
+                Volatile.Write(ref _flusherAllocated, GC.GetAllocatedBytesForCurrentThread() - allocationBaseline);
+            }
+            else
+            {
+                measuring = true;
+                allocationBaseline = GC.GetAllocatedBytesForCurrentThread();
+            }
+        }
+    }
+
+    private void LingerForBatch(long flushedRecords)
+    {
+        long deadline = Stopwatch.GetTimestamp() + _maxDelayStopwatchTicks;
+        while (!_stopping && Volatile.Read(ref _writtenRecords) - flushedRecords < _maxBatch)
+        {
+            long remaining = deadline - Stopwatch.GetTimestamp();
+            if (remaining <= 0)
+            {
+                return;
+            }
+
+            if (remaining * 1000 > Stopwatch.Frequency)
+            {
+                Park(TimeSpan.FromMilliseconds(1));
+            }
+            else
+            {
+                Thread.Yield();
+            }
+        }
+    }
+
+    private void Park(TimeSpan timeout)
+    {
+        _work.Reset();
+        Interlocked.Exchange(ref _flusherParked, 1); // full fence: pairs with the writer's publish
+        if (!_stopping)
+        {
+            _work.Wait(timeout);
+        }
+
+        Volatile.Write(ref _flusherParked, 0);
+    }
+
+    /// <summary>
+    /// Writes [flushed, <paramref name="upTo"/>) from the window at its file offset (two writes when it wraps the
+    /// window's end), optionally fsyncs, then makes it durable, which frees its window space. Caller holds _flushGate.
+    /// </summary>
+    private bool TryWriteBatch(long upTo, bool fsync)
+    {
+        long from = _flushedPosition;
+        if (upTo <= from)
+        {
+            return true;
+        }
+
+        try
+        {
+            int at = (int)(from % _window.Length);
+            int size = (int)(upTo - from);
+            int first = Math.Min(size, _window.Length - at);
+            RandomAccess.Write(_handle, new ReadOnlySpan<byte>(_window, at, first), from);
+            if (first < size)
+            {
+                RandomAccess.Write(_handle, new ReadOnlySpan<byte>(_window, 0, size - first), from + first);
+            }
+
+            if (fsync)
+            {
+                _file.Flush(flushToDisk: true);
+                Volatile.Write(ref _fsyncs, _fsyncs + 1);
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ObjectDisposedException)
+        {
+            _fault = e;
+            WakeDurabilityWaiters();
+            return false;
+        }
+
+        long bytes = upTo - from;
+        _flushedPosition = upTo;
+        Volatile.Write(ref _flushes, _flushes + 1);
+        Volatile.Write(ref _flushedBytes, _flushedBytes + bytes);
+        if (bytes > _largestBatch)
+        {
+            Volatile.Write(ref _largestBatch, bytes);
+        }
+
+        Interlocked.Exchange(ref _durable, upTo); // full fence: pairs with the waiters' registration
+        if (Volatile.Read(ref _durableWaiters) > 0)
+        {
+            WakeDurabilityWaiters();
+        }
+
+        return true;
+    }
+
+    private void WakeDurabilityWaiters()
+    {
+        lock (_durableGate)
+        {
+            Monitor.PulseAll(_durableGate);
+        }
+    }
+
+    private void ThrowIfDisposed()
+    {
+        if (_disposed)
+        {
+            throw new ObjectDisposedException(nameof(JournalAppender));
+        }
+    }
+}
