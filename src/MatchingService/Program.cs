@@ -168,7 +168,7 @@ namespace RapidFix.MatchingService
                 server = MatchingServer.Start(options, Console.Out);
             }
             catch (Exception ex) when (ex is ConfigurationException or InvalidDataException or StoreException or SocketException or IOException
-                                           or UnauthorizedAccessException)
+                                           or UnauthorizedAccessException or OutOfMemoryException)
             {
                 // A user's mistake (or an environment problem) gets its message, not a stack trace.
                 Console.Error.WriteLine($"matching service: cannot start: {ex.Message}");

@@ -115,7 +115,7 @@ internal static class GatewayThroughput
                     DataDirectory = Path.Combine(work, "gateway"),
                     StoreFlushPolicy = "OsOnly", // as the services' stores here (Verifier.ServiceSettings)
                     StoreMaxMessages = Math.Max(100_000, messages),
-                    StoreMaxBytes = (int)Math.Min(int.MaxValue - 1, Math.Max(100_000, messages) * 600L),
+                    StoreMaxBytes = (int)Math.Min(Array.MaxLength, Math.Max(100_000, messages) * 600L),
                     LogPath = Path.Combine(work, "gateway.log"),
                 });
                 if (!gateway.WaitForServices(TimeSpan.FromSeconds(60)))

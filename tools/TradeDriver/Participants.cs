@@ -24,7 +24,7 @@ internal sealed class Participants : IDisposable
         string? storeDirectory = null, EngineLog? log = null, int expectedMessages = 1_000_000)
     {
         long storeMessages = Math.Max(100_000, 2L * expectedMessages);
-        long storeBytes = Math.Min(int.MaxValue - 1, storeMessages * 600);
+        long storeBytes = Math.Min(Array.MaxLength, storeMessages * 600);
         var text = new System.Text.StringBuilder();
         text.AppendLine("[DEFAULT]");
         text.AppendLine("ConnectionType=initiator");

@@ -154,7 +154,7 @@ internal static class Verifier
             WarmUp = warmUp,
             LogPath = Path.Combine(work, "engine.log"),
             MaxInputs = messages + 16,
-            InputJournalBytes = (int)Math.Min(int.MaxValue - 1, (messages * 700L) + (1 << 20)),
+            InputJournalBytes = (int)Math.Min(Array.MaxLength, (messages * 700L) + (1 << 20)),
             Partitions = partitions,
             OwnedPartitions = owned,
         }, output);
@@ -179,7 +179,7 @@ internal static class Verifier
         text.AppendLine("StoreFlushPolicy=OsOnly");
         text.AppendLine("OutboundQueueDepth=65536");
         text.AppendLine($"StoreMaxMessages={perParticipant}");
-        text.AppendLine($"StoreMaxBytes={Math.Min(int.MaxValue - 1, perParticipant * 600)}");
+        text.AppendLine($"StoreMaxBytes={Math.Min(Array.MaxLength, perParticipant * 600)}");
         foreach (var p in participants)
         {
             text.AppendLine("[SESSION]");

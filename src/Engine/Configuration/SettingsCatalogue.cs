@@ -247,7 +247,7 @@ public static class SettingsCatalogue
             rapid(I(StoreFlushMaxBatch, "GroupCommit: flush as soon as this many records are pending.", "64", 1, 1 << 20)),
             rapid(D(StoreFlushMaxDelayMicroseconds, "GroupCommit: longest time, in microseconds, the flusher waits for a batch to fill (0 flushes at once).", "0", Microsecond, 0, 1_000_000)),
             rapid(I(StoreMaxMessages, "Sent messages the store indexes per generation (between resets).", "1000000", 16, 1 << 28)),
-            rapid(I(StoreMaxBytes, "Bytes of journal (messages and sequence records) the store holds per generation.", "268435456", 4096, int.MaxValue)),
+            rapid(I(StoreMaxBytes, "Bytes of journal (messages and sequence records) the store holds per generation (at most 2147483591, the largest array .NET allocates).", "268435456", 4096, Array.MaxLength)),
             rapid(B(StoreCommitMemory, "Commit the journal store's memory (touch every page of its StoreMaxBytes buffer and its index) when it is opened, so resident memory is reached at startup and does not grow as the store fills.", "N")),
             rapid(I(SocketAcceptBacklog, "Acceptor: connections the kernel may hold completed but not yet accepted (the listen backlog; the OS may cap it). The sessions of a port must agree.", "1024", 1, 65535)),
             rapid(I(MaxPendingLogons, "Acceptor: connections of the port awaiting their Logon at once; one beyond is closed at once and logged. The sessions of a port must agree.", "256", 1, 1 << 20)),

@@ -47,6 +47,16 @@ public sealed class SoakAndSizingTests
     }
 
     [Fact]
+    public void A_long_run_s_session_stores_fit_the_largest_array_net_allocates()
+    {
+        // 12,000/s for 10 minutes: the stores were sized int.MaxValue - 1 bytes, which no array can hold, and the
+        // service died at startup with an OutOfMemoryException ("Array dimensions exceeded supported range").
+        var sizing = JournalSizing.For(7_286_400, 4, requestedJournalBytes: 0);
+
+        Assert.Equal(Array.MaxLength, sizing.SessionStoreBytes);
+    }
+
+    [Fact]
     public void More_inputs_than_the_service_counts_are_refused()
     {
         var sizing = JournalSizing.For(int.MaxValue, 4, requestedJournalBytes: 0);

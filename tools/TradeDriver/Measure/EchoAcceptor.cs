@@ -111,7 +111,7 @@ internal static class EchoAcceptor
         text.AppendLine("[DEFAULT]").AppendLine("ConnectionType=acceptor").AppendLine("SocketAcceptHost=127.0.0.1")
             .AppendLine(CultureInfo.InvariantCulture, $"SocketAcceptPort={port}").AppendLine("StartTime=00:00:00").AppendLine("EndTime=00:00:00")
             .AppendLine("StoreType=express").AppendLine(CultureInfo.InvariantCulture, $"StoreMaxMessages={storeMessages}")
-            .AppendLine(CultureInfo.InvariantCulture, $"StoreMaxBytes={Math.Min(int.MaxValue - 1, storeMessages * 600)}")
+            .AppendLine(CultureInfo.InvariantCulture, $"StoreMaxBytes={Math.Min(Array.MaxLength, storeMessages * 600)}")
             .AppendLine("OutboundQueueDepth=262144");
         foreach (var p in participants)
         {

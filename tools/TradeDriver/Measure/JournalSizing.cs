@@ -38,7 +38,7 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
         long journal = requestedJournalBytes > 0 ? requestedJournalBytes : DefaultJournalBytes;
         // Each participant's store is sized for every input (as Verifier.ServiceSettings does): the answers of one
         // participant are fewer, but the count is cheap and an undersized store would refuse answers mid-run.
-        long session = Math.Min(int.MaxValue - 1, Math.Max(100_000, inputs + 1000) * BytesPerAnswer);
+        long session = Math.Min(Array.MaxLength, Math.Max(100_000, inputs + 1000) * BytesPerAnswer);
         return new JournalSizing(inputs, journal, session, participants);
     }
 

@@ -385,7 +385,7 @@ internal static class Initiators
             .AppendLine("ReconnectInterval=1").AppendLine("HeartBtInt=30").AppendLine("StartTime=00:00:00").AppendLine("EndTime=00:00:00")
             // Open loop: the answers of a stalled service pile up here rather than slow the driver.
             .AppendLine("OutboundQueueDepth=262144").AppendLine("StoreType=express").AppendLine($"StoreMaxMessages={storeMessages}")
-            .AppendLine($"StoreMaxBytes={Math.Min(int.MaxValue - 1, storeMessages * 600)}");
+            .AppendLine($"StoreMaxBytes={Math.Min(Array.MaxLength, storeMessages * 600)}");
         foreach (var id in participants)
         {
             text.AppendLine("[SESSION]").AppendLine("BeginString=FIX.4.4").AppendLine($"SenderCompID={id}").AppendLine($"TargetCompID={serviceCompId}");
