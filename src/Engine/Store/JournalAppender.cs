@@ -375,7 +375,8 @@ public sealed class JournalAppender : IDisposable
     /// <summary>Touches every page of a new array so the kernel commits it now (startup), not on its first write.</summary>
     internal static void Commit(byte[] array)
     {
-        for (int i = 0; i < array.Length; i += PageBytes)
+        // A long index: an int stepping by a page past the end of an array near Array.MaxLength wraps negative.
+        for (long i = 0; i < array.Length; i += PageBytes)
         {
             array[i] = 0;
         }

@@ -281,6 +281,27 @@ public sealed class JournalRecoveryTests : IDisposable
     }
 
     [Fact]
+    public void The_largest_store_opens_with_its_memory_committed_and_takes_a_message()
+    {
+        // StoreCommitMemory touched the pages with an int index that wrapped negative one page past the end of an
+        // array of Array.MaxLength bytes: the matching service died at startup (IndexOutOfRangeException).
+        using (var store = JournalMessageStore.Open(new JournalOptions
+        {
+            FilePath = PathOf(),
+            FlushPolicy = FlushPolicy.OsOnly,
+            MaxMessages = 1_000,
+            MaxBytes = Array.MaxLength,
+            CommitMemory = true,
+        }, Created))
+        {
+            Assert.Equal(StoreWriteStatus.Ok, store.Append(1, Message(1)));
+            Assert.True(store.Flush());
+        }
+
+        GC.Collect(); // the 2 GiB buffer goes now, not when another test needs the memory
+    }
+
+    [Fact]
     public void Group_commit_batches_many_appends_into_fewer_fsyncs()
     {
         using var store = JournalMessageStore.Open(new JournalOptions
