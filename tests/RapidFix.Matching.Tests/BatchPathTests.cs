@@ -21,7 +21,7 @@ public sealed class BatchPathTests
         var trade = Trades.Documented();
         var inputs = Trades.Seven.Select(n => Trades.Read(trade[n])).ToArray();
         int orders = 0;
-        foreach (var order in Permutations(7))
+        foreach (var order in LifecycleTests.Permutations(Enumerable.Range(0, 7).ToArray()))
         {
             // Whole in one batch, and split in two at a position that moves with the order.
             var steps = order.Select(i => new Step(inputs[i], 0)).ToList();
@@ -314,37 +314,5 @@ public sealed class BatchPathTests
     {
         var c = m.Counters;
         return $"{m.OpenTrades} {m.BusinessDate} {c.Messages} {c.Accepted} {c.Duplicates} {c.Rejected} {c.Cleared} {c.Expired} {c.TableFull} {c.ClearedEvicted} {m.Exceptions.Count} {m.Exceptions.LastId}";
-    }
-
-    private static IEnumerable<int[]> Permutations(int n)
-    {
-        // Heap's algorithm, iterative.
-        var a = Enumerable.Range(0, n).ToArray();
-        var c = new int[n];
-        yield return (int[])a.Clone();
-        int i = 0;
-        while (i < n)
-        {
-            if (c[i] < i)
-            {
-                if (i % 2 == 0)
-                {
-                    (a[0], a[i]) = (a[i], a[0]);
-                }
-                else
-                {
-                    (a[c[i]], a[i]) = (a[i], a[c[i]]);
-                }
-
-                yield return (int[])a.Clone();
-                c[i]++;
-                i = 0;
-            }
-            else
-            {
-                c[i] = 0;
-                i++;
-            }
-        }
     }
 }

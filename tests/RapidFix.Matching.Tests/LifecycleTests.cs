@@ -416,7 +416,7 @@ public sealed class LifecycleTests
         Assert.Contains(first, l => l.Contains("MISMATCH C08 GROSS", StringComparison.Ordinal));
     }
 
-    private static IEnumerable<int[]> Permutations(int[] items)
+    internal static IEnumerable<int[]> Permutations(int[] items)
     {
         // Heap's algorithm, iterative.
         var a = (int[])items.Clone();
