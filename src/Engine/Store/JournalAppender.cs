@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace RapidFix.Engine.Store;
 
 /// <summary>How a <see cref="JournalAppender"/> is opened.</summary>
@@ -47,36 +45,19 @@ public sealed record JournalAppenderOptions
 /// part (the disk is behind by a window) is refused with <see cref="StoreWriteStatus.JournalFull"/>, counted:
 /// back-pressure, nothing overwritten. A failed disk write stops the journal as it does the store.</para>
 /// </remarks>
-public sealed class JournalAppender : IDisposable
+public sealed class JournalAppender : IDisposable, IJournalFlushSource
 {
     private const int PageBytes = 4096;
-    private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(100);
-
     private readonly byte[] _window;
     private readonly byte[] _encode;
-    private readonly FlushPolicy _policy;
-    private readonly int _maxBatch;
-    private readonly long _maxDelayStopwatchTicks;
     private readonly long _maxMessages;
     private readonly long _generationOffset;
-    private readonly FileStream _file;
     private readonly Microsoft.Win32.SafeHandles.SafeFileHandle _handle;
-    private readonly object _flushGate = new();
-    private readonly object _durableGate = new();
-    private readonly ManualResetEventSlim _work = new(false);
-    private readonly Thread? _flusher;
+    private readonly GroupCommitFlusher _flusher;
 
     private long _position;          // writer: just past the last record
     private long _messages;          // writer: messages in the current generation
     private int _nextSeqNum;         // writer
-    private long _written;           // _position as published to the flusher
-    private long _writtenRecords;
-    private long _flushedPosition;
-    private long _durable;
-    private int _flusherParked;
-    private int _durableWaiters;
-    private volatile bool _stopping;
-    private volatile Exception? _fault;
     private bool _disposed;
 
     private long _appends;
@@ -86,23 +67,13 @@ public sealed class JournalAppender : IDisposable
     private long _invalid;
     private long _faulted;
 
-    private long _flushes;
-    private long _fsyncs;
-    private long _flushedBytes;
-    private long _largestBatch;
-    private long _flusherAllocated;
-
     private JournalAppender(JournalAppenderOptions options, FileStream file, long end, long generationOffset, int lastSeqNum, long messages,
         RecoveryReport report)
     {
-        _policy = options.FlushPolicy;
-        _maxBatch = options.MaxBatch;
-        _maxDelayStopwatchTicks = (long)(options.MaxDelay.TotalSeconds * Stopwatch.Frequency);
         _maxMessages = options.MaxMessages;
-        _file = file;
         _handle = file.SafeFileHandle;
         _generationOffset = generationOffset;
-        _position = _written = _flushedPosition = _durable = end;
+        _position = end;
         _nextSeqNum = lastSeqNum + 1;
         _messages = messages;
         Recovery = report;
@@ -113,26 +84,8 @@ public sealed class JournalAppender : IDisposable
         _encode = GC.AllocateUninitializedArray<byte>(JournalFormat.MessageRecordSize(options.MaxMessageBytes), pinned: true);
         Commit(_encode);
 
-        // Lazily built wait state now, not on the first wait in the continuous phase (as the store does).
-        _work.Wait(1);
-        lock (_flushGate)
-        {
-            lock (_durableGate)
-            {
-                Monitor.PulseAll(_durableGate);
-            }
-        }
-
-        if (_policy != FlushPolicy.EveryMessage)
-        {
-            _flusher = new Thread(FlusherLoop)
-            {
-                IsBackground = true,
-                Name = "rapidfix-journal-flusher",
-                Priority = ThreadPriority.AboveNormal,
-            };
-            _flusher.Start();
-        }
+        // Last: the flusher's thread reads the window.
+        _flusher = new GroupCommitFlusher(this, file, options.FlushPolicy, options.MaxBatch, options.MaxDelay, "rapidfix-journal-flusher", end);
     }
 
     /// <summary>The journal file.</summary>
@@ -154,16 +107,15 @@ public sealed class JournalAppender : IDisposable
     public long WrittenPosition => _position;
 
     /// <summary>Everything below this position is on disk (as the flush policy defines it).</summary>
-    public long DurablePosition => Volatile.Read(ref _durable);
+    public long DurablePosition => _flusher.Durable;
 
     /// <summary>The disk error that stopped the journal, or null.</summary>
-    public Exception? Fault => _fault;
+    public Exception? Fault => _flusher.Fault;
 
     /// <summary>Counters (<see cref="StoreCounters.JournalFullRejections"/>: appends refused for want of window space).</summary>
     public StoreCounters Counters =>
         new(_appends, _appendedBytes, 0, _indexFull, _windowFull, _invalid, _faulted,
-            Volatile.Read(ref _flushes), Volatile.Read(ref _fsyncs), Volatile.Read(ref _flushedBytes),
-            Volatile.Read(ref _largestBatch), Volatile.Read(ref _flusherAllocated));
+            _flusher.Flushes, _flusher.Fsyncs, _flusher.FlushedBytes, _flusher.LargestBatchBytes, _flusher.AllocatedBytes);
 
     /// <summary>Opens (or creates) the journal and cuts a torn tail (startup: allocates and commits the window).</summary>
     public static JournalAppender Open(JournalAppenderOptions options, DateTime creationTimeUtc)
@@ -238,7 +190,7 @@ public sealed class JournalAppender : IDisposable
     public StoreWriteStatus Append(int seqNum, ReadOnlySpan<byte> message)
     {
         ThrowIfDisposed();
-        if (_fault is not null)
+        if (_flusher.Fault is not null)
         {
             _faulted++;
             return StoreWriteStatus.Faulted;
@@ -263,7 +215,7 @@ public sealed class JournalAppender : IDisposable
         }
 
         int size = JournalFormat.MessageRecordSize(message.Length);
-        if (size > _encode.Length || _position + size - Volatile.Read(ref _durable) > _window.Length)
+        if (size > _encode.Length || _position + size - _flusher.Durable > _window.Length)
         {
             _windowFull++;
             return StoreWriteStatus.JournalFull;
@@ -281,71 +233,10 @@ public sealed class JournalAppender : IDisposable
     }
 
     /// <summary>Blocks until <paramref name="position"/> is durable; false on timeout or a faulted journal.</summary>
-    public bool WaitForDurable(long position, TimeSpan timeout)
-    {
-        if (Volatile.Read(ref _durable) >= position)
-        {
-            return true;
-        }
-
-        var spinner = default(SpinWait);
-        while (!spinner.NextSpinWillYield)
-        {
-            spinner.SpinOnce();
-            if (Volatile.Read(ref _durable) >= position)
-            {
-                return true;
-            }
-        }
-
-        bool infinite = timeout == Timeout.InfiniteTimeSpan;
-        long deadline = infinite ? long.MaxValue : Stopwatch.GetTimestamp() + (long)(timeout.TotalSeconds * Stopwatch.Frequency);
-        Interlocked.Increment(ref _durableWaiters);
-        try
-        {
-            lock (_durableGate)
-            {
-                while (Volatile.Read(ref _durable) < position)
-                {
-                    if (_fault is not null)
-                    {
-                        return false;
-                    }
-
-                    long remaining = infinite ? ParkTimeout.Ticks : Math.Min(ParkTimeout.Ticks, (deadline - Stopwatch.GetTimestamp()) * TimeSpan.TicksPerSecond / Stopwatch.Frequency);
-                    if (remaining <= 0)
-                    {
-                        return false;
-                    }
-
-                    Monitor.Wait(_durableGate, TimeSpan.FromTicks(Math.Max(remaining, TimeSpan.TicksPerMillisecond)));
-                }
-
-                return true;
-            }
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _durableWaiters);
-        }
-    }
+    public bool WaitForDurable(long position, TimeSpan timeout) => _flusher.WaitForDurable(position, timeout);
 
     /// <summary>Makes everything appended so far durable (blocks); false on a faulted journal.</summary>
-    public bool Flush()
-    {
-        if (_fault is not null)
-        {
-            return false;
-        }
-
-        if (_policy == FlushPolicy.EveryMessage)
-        {
-            return true;
-        }
-
-        _work.Set();
-        return WaitForDurable(_position, Timeout.InfiniteTimeSpan);
-    }
+    public bool Flush() => _flusher.Flush(_position);
 
     /// <summary>Makes what was appended durable, stops the flusher and closes the file (and its lock).</summary>
     public void Dispose()
@@ -356,20 +247,7 @@ public sealed class JournalAppender : IDisposable
         }
 
         _disposed = true;
-        _stopping = true;
-        _work.Set();
-        _flusher?.Join();
-        lock (_flushGate)
-        {
-            if (_fault is null && _flushedPosition < _position)
-            {
-                TryWriteBatch(_position, fsync: _policy != FlushPolicy.OsOnly);
-            }
-
-            _file.Dispose();
-        }
-
-        _work.Dispose();
+        _flusher.Stop(_position);
     }
 
     /// <summary>Touches every page of a new array so the kernel commits it now (startup), not on its first write.</summary>
@@ -400,172 +278,25 @@ public sealed class JournalAppender : IDisposable
 
     private StoreWriteStatus Publish()
     {
-        long written = _position;
-        if (_policy == FlushPolicy.EveryMessage)
+        if (_flusher.Publish(_position))
         {
-            lock (_flushGate)
-            {
-                if (TryWriteBatch(written, fsync: true))
-                {
-                    return StoreWriteStatus.Ok;
-                }
-
-                _faulted++;
-                return StoreWriteStatus.Faulted;
-            }
+            return StoreWriteStatus.Ok;
         }
 
-        Volatile.Write(ref _writtenRecords, _writtenRecords + 1);
-        Interlocked.Exchange(ref _written, written); // full fence: pairs with the flusher's park check
-        if (Volatile.Read(ref _flusherParked) != 0)
-        {
-            _work.Set();
-        }
-
-        return StoreWriteStatus.Ok;
+        _faulted++;
+        return StoreWriteStatus.Faulted;
     }
 
-    private void FlusherLoop()
+    /// <summary>Writes [from, upTo) from the window at its file offset: two writes when it wraps the window's end.</summary>
+    void IJournalFlushSource.WriteRange(Microsoft.Win32.SafeHandles.SafeFileHandle file, long from, long upTo)
     {
-        bool measuring = false;
-        long allocationBaseline = 0;
-        long flushedRecords = 0;
-        while (true)
+        int at = (int)(from % _window.Length);
+        int size = (int)(upTo - from);
+        int first = Math.Min(size, _window.Length - at);
+        RandomAccess.Write(file, new ReadOnlySpan<byte>(_window, at, first), from);
+        if (first < size)
         {
-            if (Volatile.Read(ref _written) == _flushedPosition)
-            {
-                if (_stopping || _fault is not null)
-                {
-                    return;
-                }
-
-                Park(ParkTimeout);
-                continue;
-            }
-
-            if (_policy == FlushPolicy.GroupCommit && _maxDelayStopwatchTicks > 0)
-            {
-                LingerForBatch(flushedRecords);
-            }
-
-            long records = Volatile.Read(ref _writtenRecords);
-            bool ok;
-            lock (_flushGate)
-            {
-                ok = TryWriteBatch(Volatile.Read(ref _written), fsync: _policy == FlushPolicy.GroupCommit);
-            }
-
-            if (!ok)
-            {
-                return;
-            }
-
-            flushedRecords = records;
-            if (measuring)
-            {
-                Volatile.Write(ref _flusherAllocated, GC.GetAllocatedBytesForCurrentThread() - allocationBaseline);
-            }
-            else
-            {
-                measuring = true;
-                allocationBaseline = GC.GetAllocatedBytesForCurrentThread();
-            }
-        }
-    }
-
-    private void LingerForBatch(long flushedRecords)
-    {
-        long deadline = Stopwatch.GetTimestamp() + _maxDelayStopwatchTicks;
-        while (!_stopping && Volatile.Read(ref _writtenRecords) - flushedRecords < _maxBatch)
-        {
-            long remaining = deadline - Stopwatch.GetTimestamp();
-            if (remaining <= 0)
-            {
-                return;
-            }
-
-            if (remaining * 1000 > Stopwatch.Frequency)
-            {
-                Park(TimeSpan.FromMilliseconds(1));
-            }
-            else
-            {
-                Thread.Yield();
-            }
-        }
-    }
-
-    private void Park(TimeSpan timeout)
-    {
-        _work.Reset();
-        Interlocked.Exchange(ref _flusherParked, 1); // full fence: pairs with the writer's publish
-        if (!_stopping)
-        {
-            _work.Wait(timeout);
-        }
-
-        Volatile.Write(ref _flusherParked, 0);
-    }
-
-    /// <summary>
-    /// Writes [flushed, <paramref name="upTo"/>) from the window at its file offset (two writes when it wraps the
-    /// window's end), optionally fsyncs, then makes it durable, which frees its window space. Caller holds _flushGate.
-    /// </summary>
-    private bool TryWriteBatch(long upTo, bool fsync)
-    {
-        long from = _flushedPosition;
-        if (upTo <= from)
-        {
-            return true;
-        }
-
-        try
-        {
-            int at = (int)(from % _window.Length);
-            int size = (int)(upTo - from);
-            int first = Math.Min(size, _window.Length - at);
-            RandomAccess.Write(_handle, new ReadOnlySpan<byte>(_window, at, first), from);
-            if (first < size)
-            {
-                RandomAccess.Write(_handle, new ReadOnlySpan<byte>(_window, 0, size - first), from + first);
-            }
-
-            if (fsync)
-            {
-                _file.Flush(flushToDisk: true);
-                Volatile.Write(ref _fsyncs, _fsyncs + 1);
-            }
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ObjectDisposedException)
-        {
-            _fault = e;
-            WakeDurabilityWaiters();
-            return false;
-        }
-
-        long bytes = upTo - from;
-        _flushedPosition = upTo;
-        Volatile.Write(ref _flushes, _flushes + 1);
-        Volatile.Write(ref _flushedBytes, _flushedBytes + bytes);
-        if (bytes > _largestBatch)
-        {
-            Volatile.Write(ref _largestBatch, bytes);
-        }
-
-        Interlocked.Exchange(ref _durable, upTo); // full fence: pairs with the waiters' registration
-        if (Volatile.Read(ref _durableWaiters) > 0)
-        {
-            WakeDurabilityWaiters();
-        }
-
-        return true;
-    }
-
-    private void WakeDurabilityWaiters()
-    {
-        lock (_durableGate)
-        {
-            Monitor.PulseAll(_durableGate);
+            RandomAccess.Write(file, new ReadOnlySpan<byte>(_window, 0, size - first), from + first);
         }
     }
 

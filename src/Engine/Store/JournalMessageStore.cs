@@ -1,5 +1,3 @@
-using System.Diagnostics;
-
 namespace RapidFix.Engine.Store;
 
 /// <summary>
@@ -18,29 +16,11 @@ namespace RapidFix.Engine.Store;
 /// process uses it. A failed disk write stops the store: it keeps what was durable, refuses further writes with
 /// <see cref="StoreWriteStatus.Faulted"/> and reports the error in <see cref="Fault"/>.</para>
 /// </remarks>
-public sealed class JournalMessageStore : IMessageStore
+public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
 {
-    private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(100);
-
     private readonly MessageLog _log;
     private readonly FlushPolicy _policy;
-    private readonly int _maxBatch;
-    private readonly long _maxDelayStopwatchTicks;
-    private readonly FileStream _file;
-    private readonly Microsoft.Win32.SafeHandles.SafeFileHandle _handle;
-    private readonly object _flushGate = new();    // held while writing to the file; Reset re-bases the image under it
-    private readonly object _durableGate = new();  // durability waiters sleep on it
-    private readonly ManualResetEventSlim _work = new(false);
-    private readonly Thread? _flusher;
-
-    private long _written;           // WrittenPosition as published to the flusher
-    private long _writtenRecords;    // records published, for batch sizing
-    private long _flushedPosition;   // file offset the next flush starts at (flusher, or writer under EveryMessage)
-    private long _durable;
-    private int _flusherParked;
-    private int _durableWaiters;
-    private volatile bool _stopping;
-    private volatile Exception? _fault;
+    private readonly GroupCommitFlusher _flusher;
     private bool _disposed;
 
     // Writer-thread counters.
@@ -52,46 +32,14 @@ public sealed class JournalMessageStore : IMessageStore
     private long _invalid;
     private long _faulted;
 
-    // Flushing counters (written under _flushGate).
-    private long _flushes;
-    private long _fsyncs;
-    private long _flushedBytes;
-    private long _largestBatch;
-    private long _flusherAllocated;
-
     private JournalMessageStore(JournalOptions options, MessageLog log, FileStream file, RecoveryReport report)
     {
         _log = log;
         _policy = options.FlushPolicy;
-        _maxBatch = options.MaxBatch;
-        _maxDelayStopwatchTicks = (long)(options.MaxDelay.TotalSeconds * Stopwatch.Frequency);
-        _file = file;
-        _handle = file.SafeFileHandle;
         Recovery = report;
         FilePath = options.FilePath;
-        _written = _flushedPosition = _durable = log.WrittenPosition;
-
-        // Create lazily built wait state now, not on the first wait in the continuous phase: the monitors' sync
-        // blocks, and the event's internal lock object (allocated on its first blocking wait).
-        _work.Wait(1);
-        lock (_flushGate)
-        {
-            lock (_durableGate)
-            {
-                Monitor.PulseAll(_durableGate);
-            }
-        }
-
-        if (_policy != FlushPolicy.EveryMessage)
-        {
-            _flusher = new Thread(FlusherLoop)
-            {
-                IsBackground = true,
-                Name = "rapidfix-journal-flusher",
-                Priority = ThreadPriority.AboveNormal,
-            };
-            _flusher.Start();
-        }
+        _flusher = new GroupCommitFlusher(this, file, options.FlushPolicy, options.MaxBatch, options.MaxDelay, "rapidfix-journal-flusher",
+            log.WrittenPosition);
     }
 
     /// <summary>The journal file.</summary>
@@ -122,16 +70,15 @@ public sealed class JournalMessageStore : IMessageStore
     public long WrittenPosition => _log.WrittenPosition;
 
     /// <inheritdoc/>
-    public long DurablePosition => Volatile.Read(ref _durable);
+    public long DurablePosition => _flusher.Durable;
 
     /// <inheritdoc/>
-    public Exception? Fault => _fault;
+    public Exception? Fault => _flusher.Fault;
 
     /// <inheritdoc/>
     public StoreCounters Counters =>
         new(_appends, _appendedBytes, _sequenceUpdates, _indexFull, _journalFull, _invalid, _faulted,
-            Volatile.Read(ref _flushes), Volatile.Read(ref _fsyncs), Volatile.Read(ref _flushedBytes),
-            Volatile.Read(ref _largestBatch), Volatile.Read(ref _flusherAllocated));
+            _flusher.Flushes, _flusher.Fsyncs, _flusher.FlushedBytes, _flusher.LargestBatchBytes, _flusher.AllocatedBytes);
 
     /// <summary>
     /// Opens (or creates) the journal and recovers its current generation. Startup work: it allocates the store's
@@ -203,7 +150,7 @@ public sealed class JournalMessageStore : IMessageStore
     public StoreWriteStatus Append(int seqNum, ReadOnlySpan<byte> message)
     {
         ThrowIfDisposed();
-        if (_fault is not null)
+        if (_flusher.Fault is not null)
         {
             return CountRejection(StoreWriteStatus.Faulted);
         }
@@ -238,7 +185,7 @@ public sealed class JournalMessageStore : IMessageStore
             return CountRejection(StoreWriteStatus.Faulted);
         }
 
-        lock (_flushGate)
+        lock (_flusher.Gate)
         {
             long generation = _log.Generation + 1;
             _log.Clear(_log.WrittenPosition);
@@ -261,71 +208,10 @@ public sealed class JournalMessageStore : IMessageStore
         GetRange(beginSeqNum, endSeqNum).Read(ref handler);
 
     /// <inheritdoc/>
-    public bool WaitForDurable(long position, TimeSpan timeout)
-    {
-        if (Volatile.Read(ref _durable) >= position)
-        {
-            return true;
-        }
-
-        var spinner = default(SpinWait);
-        while (!spinner.NextSpinWillYield)
-        {
-            spinner.SpinOnce();
-            if (Volatile.Read(ref _durable) >= position)
-            {
-                return true;
-            }
-        }
-
-        bool infinite = timeout == Timeout.InfiniteTimeSpan;
-        long deadline = infinite ? long.MaxValue : Stopwatch.GetTimestamp() + (long)(timeout.TotalSeconds * Stopwatch.Frequency);
-        Interlocked.Increment(ref _durableWaiters);
-        try
-        {
-            lock (_durableGate)
-            {
-                while (Volatile.Read(ref _durable) < position)
-                {
-                    if (_fault is not null)
-                    {
-                        return false;
-                    }
-
-                    long remaining = infinite ? ParkTimeout.Ticks : Math.Min(ParkTimeout.Ticks, (deadline - Stopwatch.GetTimestamp()) * TimeSpan.TicksPerSecond / Stopwatch.Frequency);
-                    if (remaining <= 0)
-                    {
-                        return false;
-                    }
-
-                    Monitor.Wait(_durableGate, TimeSpan.FromTicks(Math.Max(remaining, TimeSpan.TicksPerMillisecond)));
-                }
-
-                return true;
-            }
-        }
-        finally
-        {
-            Interlocked.Decrement(ref _durableWaiters);
-        }
-    }
+    public bool WaitForDurable(long position, TimeSpan timeout) => _flusher.WaitForDurable(position, timeout);
 
     /// <inheritdoc/>
-    public bool Flush()
-    {
-        if (_fault is not null)
-        {
-            return false;
-        }
-
-        if (_policy == FlushPolicy.EveryMessage)
-        {
-            return true;
-        }
-
-        _work.Set();
-        return WaitForDurable(_log.WrittenPosition, Timeout.InfiniteTimeSpan);
-    }
+    public bool Flush() => _flusher.Flush(_log.WrittenPosition);
 
     /// <summary>Makes what was written durable, stops the flusher thread and closes the journal (its lock on the file goes with it).</summary>
     public void Dispose()
@@ -336,26 +222,13 @@ public sealed class JournalMessageStore : IMessageStore
         }
 
         _disposed = true;
-        _stopping = true;
-        _work.Set();
-        _flusher?.Join();
-        lock (_flushGate)
-        {
-            if (_fault is null && _flushedPosition < _log.WrittenPosition)
-            {
-                TryWriteBatch(_log.WrittenPosition, fsync: _policy != FlushPolicy.OsOnly);
-            }
-
-            _file.Dispose();
-        }
-
-        _work.Dispose();
+        _flusher.Stop(_log.WrittenPosition);
     }
 
     private StoreWriteStatus WriteSequence(RecordType type, int value)
     {
         ThrowIfDisposed();
-        if (_fault is not null)
+        if (_flusher.Fault is not null)
         {
             return CountRejection(StoreWriteStatus.Faulted);
         }
@@ -372,163 +245,11 @@ public sealed class JournalMessageStore : IMessageStore
     }
 
     /// <summary>Makes the record just written visible to the flusher, or writes it through under EveryMessage.</summary>
-    private StoreWriteStatus Publish()
-    {
-        long written = _log.WrittenPosition;
-        if (_policy == FlushPolicy.EveryMessage)
-        {
-            lock (_flushGate)
-            {
-                return TryWriteBatch(written, fsync: true) ? StoreWriteStatus.Ok : CountRejection(StoreWriteStatus.Faulted);
-            }
-        }
+    private StoreWriteStatus Publish() =>
+        _flusher.Publish(_log.WrittenPosition) ? StoreWriteStatus.Ok : CountRejection(StoreWriteStatus.Faulted);
 
-        Volatile.Write(ref _writtenRecords, _writtenRecords + 1);
-        Interlocked.Exchange(ref _written, written); // full fence: pairs with the flusher's park check
-        if (Volatile.Read(ref _flusherParked) != 0)
-        {
-            _work.Set();
-        }
-
-        return StoreWriteStatus.Ok;
-    }
-
-    private void FlusherLoop()
-    {
-        bool measuring = false;
-        long allocationBaseline = 0;
-        long flushedRecords = 0;
-        while (true)
-        {
-            if (Volatile.Read(ref _written) == _flushedPosition)
-            {
-                if (_stopping || _fault is not null)
-                {
-                    return;
-                }
-
-                Park(ParkTimeout);
-                continue;
-            }
-
-            if (_policy == FlushPolicy.GroupCommit && _maxDelayStopwatchTicks > 0)
-            {
-                LingerForBatch(flushedRecords);
-            }
-
-            long records = Volatile.Read(ref _writtenRecords);
-            bool ok;
-            lock (_flushGate)
-            {
-                ok = TryWriteBatch(Volatile.Read(ref _written), fsync: _policy == FlushPolicy.GroupCommit);
-            }
-
-            if (!ok)
-            {
-                return;
-            }
-
-            flushedRecords = records;
-
-            // The flusher must not allocate in the continuous phase either; count what it does after its first batch.
-            if (measuring)
-            {
-                Volatile.Write(ref _flusherAllocated, GC.GetAllocatedBytesForCurrentThread() - allocationBaseline);
-            }
-            else
-            {
-                measuring = true;
-                allocationBaseline = GC.GetAllocatedBytesForCurrentThread();
-            }
-        }
-    }
-
-    /// <summary>Group commit with a delay: wait until MaxBatch records are pending or the oldest has waited MaxDelay.</summary>
-    private void LingerForBatch(long flushedRecords)
-    {
-        long deadline = Stopwatch.GetTimestamp() + _maxDelayStopwatchTicks;
-        while (!_stopping && Volatile.Read(ref _writtenRecords) - flushedRecords < _maxBatch)
-        {
-            long remaining = deadline - Stopwatch.GetTimestamp();
-            if (remaining <= 0)
-            {
-                return;
-            }
-
-            if (remaining * 1000 > Stopwatch.Frequency)
-            {
-                Park(TimeSpan.FromMilliseconds(1));
-            }
-            else
-            {
-                Thread.Yield();
-            }
-        }
-    }
-
-    private void Park(TimeSpan timeout)
-    {
-        _work.Reset();
-        Interlocked.Exchange(ref _flusherParked, 1); // full fence: pairs with the writer's publish
-        if (!_stopping)
-        {
-            _work.Wait(timeout);
-        }
-
-        Volatile.Write(ref _flusherParked, 0);
-    }
-
-    /// <summary>Writes [flushed, <paramref name="upTo"/>) at its file offset, optionally fsyncs, then makes it durable. Caller holds _flushGate.</summary>
-    private bool TryWriteBatch(long upTo, bool fsync)
-    {
-        long from = _flushedPosition;
-        if (upTo <= from)
-        {
-            return true;
-        }
-
-        try
-        {
-            var bytes = _log.Slice(from, upTo);
-            RandomAccess.Write(_handle, bytes, from);
-            if (fsync)
-            {
-                _file.Flush(flushToDisk: true);
-                Volatile.Write(ref _fsyncs, _fsyncs + 1);
-            }
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ObjectDisposedException)
-        {
-            _fault = e;
-            WakeDurabilityWaiters();
-            return false;
-        }
-
-        long size = upTo - from;
-        _flushedPosition = upTo;
-        Volatile.Write(ref _flushes, _flushes + 1);
-        Volatile.Write(ref _flushedBytes, _flushedBytes + size);
-        if (size > _largestBatch)
-        {
-            Volatile.Write(ref _largestBatch, size);
-        }
-
-        Interlocked.Exchange(ref _durable, upTo); // full fence: pairs with the waiters' registration
-        if (Volatile.Read(ref _durableWaiters) > 0)
-        {
-            WakeDurabilityWaiters();
-        }
-
-        return true;
-    }
-
-    private void WakeDurabilityWaiters()
-    {
-        lock (_durableGate)
-        {
-            Monitor.PulseAll(_durableGate);
-        }
-    }
+    void IJournalFlushSource.WriteRange(Microsoft.Win32.SafeHandles.SafeFileHandle file, long from, long upTo) =>
+        RandomAccess.Write(file, _log.Slice(from, upTo), from);
 
     private StoreWriteStatus CountRejection(StoreWriteStatus status)
     {

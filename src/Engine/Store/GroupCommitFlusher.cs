@@ -1,0 +1,355 @@
+using System.Diagnostics;
+using Microsoft.Win32.SafeHandles;
+
+namespace RapidFix.Engine.Store;
+
+/// <summary>What a <see cref="GroupCommitFlusher"/> writes from: the owner's bytes at their file offsets.</summary>
+internal interface IJournalFlushSource
+{
+    /// <summary>Writes the owner's bytes [<paramref name="from"/>, <paramref name="upTo"/>) at file offset = position.</summary>
+    void WriteRange(SafeFileHandle file, long from, long upTo);
+}
+
+/// <summary>
+/// The durability half of a journal, shared by <see cref="JournalMessageStore"/> and <see cref="JournalAppender"/>:
+/// the writer publishes how far it has written, a dedicated flusher thread writes everything pending in one write
+/// (and one fsync under group commit) and then advances <see cref="Durable"/>, waking whoever waits for it.
+/// </summary>
+/// <remarks>
+/// <para>Under <see cref="FlushPolicy.EveryMessage"/> there is no thread: <see cref="Publish"/> writes and fsyncs
+/// before it returns. Under <see cref="FlushPolicy.OsOnly"/> the thread writes without fsync. With a MaxDelay the
+/// thread lingers until MaxBatch records are pending or the delay has passed.</para>
+/// <para>A failed disk write sets <see cref="Fault"/>, wakes every waiter and stops the thread: what was durable
+/// stays durable, and the owner refuses further writes. Nothing here allocates after construction: the lazily built
+/// wait state (the monitors' sync blocks, the event's lock) is created by the constructor.</para>
+/// </remarks>
+internal sealed class GroupCommitFlusher
+{
+    private static readonly TimeSpan ParkTimeout = TimeSpan.FromMilliseconds(100);
+
+    private readonly IJournalFlushSource _source;
+    private readonly FileStream _file;
+    private readonly SafeFileHandle _handle;
+    private readonly FlushPolicy _policy;
+    private readonly int _maxBatch;
+    private readonly long _maxDelayStopwatchTicks;
+    private readonly object _durableGate = new();  // durability waiters sleep on it
+    private readonly ManualResetEventSlim _work = new(false);
+    private readonly Thread? _thread;
+
+    private long _written;           // the writer's position as published
+    private long _writtenRecords;    // records published, for batch sizing
+    private long _flushedPosition;   // file offset the next write starts at (under Gate)
+    private long _durable;
+    private int _parked;
+    private int _durableWaiters;
+    private volatile bool _stopping;
+    private volatile Exception? _fault;
+
+    // Written under Gate.
+    private long _flushes;
+    private long _fsyncs;
+    private long _flushedBytes;
+    private long _largestBatch;
+    private long _allocated;
+
+    /// <param name="source">The owner, which writes its bytes when asked.</param>
+    /// <param name="file">The journal file (disposed by <see cref="Stop"/>).</param>
+    /// <param name="policy">When writes become durable.</param>
+    /// <param name="maxBatch">Group commit: flush as soon as this many records are pending.</param>
+    /// <param name="maxDelay">Group commit: the longest a pending record waits for its batch to fill.</param>
+    /// <param name="threadName">The flusher thread's name.</param>
+    /// <param name="durable">The position already on disk (the end of what recovery kept).</param>
+    public GroupCommitFlusher(IJournalFlushSource source, FileStream file, FlushPolicy policy, int maxBatch, TimeSpan maxDelay, string threadName, long durable)
+    {
+        _source = source;
+        _file = file;
+        _handle = file.SafeFileHandle;
+        _policy = policy;
+        _maxBatch = maxBatch;
+        _maxDelayStopwatchTicks = (long)(maxDelay.TotalSeconds * Stopwatch.Frequency);
+        _written = _flushedPosition = _durable = durable;
+
+        // Create lazily built wait state now, not on the first wait in the continuous phase.
+        _work.Wait(1);
+        lock (Gate)
+        {
+            lock (_durableGate)
+            {
+                Monitor.PulseAll(_durableGate);
+            }
+        }
+
+        if (policy != FlushPolicy.EveryMessage)
+        {
+            _thread = new Thread(Loop) { IsBackground = true, Name = threadName, Priority = ThreadPriority.AboveNormal };
+            _thread.Start();
+        }
+    }
+
+    /// <summary>Held while bytes go to the file; an owner that re-bases its image (a store's Reset) takes it too.</summary>
+    public object Gate { get; } = new();
+
+    /// <summary>Everything below this position is on disk (as the flush policy defines it).</summary>
+    public long Durable => Volatile.Read(ref _durable);
+
+    /// <summary>The disk error that stopped the journal, or null.</summary>
+    public Exception? Fault => _fault;
+
+    public long Flushes => Volatile.Read(ref _flushes);
+
+    public long Fsyncs => Volatile.Read(ref _fsyncs);
+
+    public long FlushedBytes => Volatile.Read(ref _flushedBytes);
+
+    public long LargestBatchBytes => Volatile.Read(ref _largestBatch);
+
+    /// <summary>Bytes the flusher thread allocated after its first batch (the continuous phase's proof).</summary>
+    public long AllocatedBytes => Volatile.Read(ref _allocated);
+
+    /// <summary>
+    /// The writer has written up to <paramref name="written"/> (one more record): hand it to the thread, or under
+    /// EveryMessage write and fsync it now. False only when that write failed.
+    /// </summary>
+    public bool Publish(long written)
+    {
+        if (_policy == FlushPolicy.EveryMessage)
+        {
+            lock (Gate)
+            {
+                return TryWriteBatch(written, fsync: true);
+            }
+        }
+
+        Volatile.Write(ref _writtenRecords, _writtenRecords + 1);
+        Interlocked.Exchange(ref _written, written); // full fence: pairs with the thread's park check
+        if (Volatile.Read(ref _parked) != 0)
+        {
+            _work.Set();
+        }
+
+        return true;
+    }
+
+    /// <summary>Blocks until <paramref name="position"/> is durable; false on timeout or a faulted journal.</summary>
+    public bool WaitForDurable(long position, TimeSpan timeout)
+    {
+        if (Volatile.Read(ref _durable) >= position)
+        {
+            return true;
+        }
+
+        var spinner = default(SpinWait);
+        while (!spinner.NextSpinWillYield)
+        {
+            spinner.SpinOnce();
+            if (Volatile.Read(ref _durable) >= position)
+            {
+                return true;
+            }
+        }
+
+        bool infinite = timeout == Timeout.InfiniteTimeSpan;
+        long deadline = infinite ? long.MaxValue : Stopwatch.GetTimestamp() + (long)(timeout.TotalSeconds * Stopwatch.Frequency);
+        Interlocked.Increment(ref _durableWaiters);
+        try
+        {
+            lock (_durableGate)
+            {
+                while (Volatile.Read(ref _durable) < position)
+                {
+                    if (_fault is not null)
+                    {
+                        return false;
+                    }
+
+                    long remaining = infinite ? ParkTimeout.Ticks : Math.Min(ParkTimeout.Ticks, (deadline - Stopwatch.GetTimestamp()) * TimeSpan.TicksPerSecond / Stopwatch.Frequency);
+                    if (remaining <= 0)
+                    {
+                        return false;
+                    }
+
+                    Monitor.Wait(_durableGate, TimeSpan.FromTicks(Math.Max(remaining, TimeSpan.TicksPerMillisecond)));
+                }
+
+                return true;
+            }
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _durableWaiters);
+        }
+    }
+
+    /// <summary>Makes everything up to <paramref name="written"/> durable now (blocks); false on a faulted journal.</summary>
+    public bool Flush(long written)
+    {
+        if (_fault is not null)
+        {
+            return false;
+        }
+
+        if (_policy == FlushPolicy.EveryMessage)
+        {
+            return true;
+        }
+
+        _work.Set();
+        return WaitForDurable(written, Timeout.InfiniteTimeSpan);
+    }
+
+    /// <summary>Stops the thread, writes what is left up to <paramref name="written"/> (fsynced unless OsOnly) and closes the file.</summary>
+    public void Stop(long written)
+    {
+        _stopping = true;
+        _work.Set();
+        _thread?.Join();
+        lock (Gate)
+        {
+            if (_fault is null && _flushedPosition < written)
+            {
+                TryWriteBatch(written, fsync: _policy != FlushPolicy.OsOnly);
+            }
+
+            _file.Dispose();
+        }
+
+        _work.Dispose();
+    }
+
+    private void Loop()
+    {
+        bool measuring = false;
+        long allocationBaseline = 0;
+        long flushedRecords = 0;
+        while (true)
+        {
+            if (Volatile.Read(ref _written) == _flushedPosition)
+            {
+                if (_stopping || _fault is not null)
+                {
+                    return;
+                }
+
+                Park(ParkTimeout);
+                continue;
+            }
+
+            if (_policy == FlushPolicy.GroupCommit && _maxDelayStopwatchTicks > 0)
+            {
+                LingerForBatch(flushedRecords);
+            }
+
+            long records = Volatile.Read(ref _writtenRecords);
+            bool ok;
+            lock (Gate)
+            {
+                ok = TryWriteBatch(Volatile.Read(ref _written), fsync: _policy == FlushPolicy.GroupCommit);
+            }
+
+            if (!ok)
+            {
+                return;
+            }
+
+            flushedRecords = records;
+
+            // The flusher must not allocate in the continuous phase either; count what it does after its first batch.
+            if (measuring)
+            {
+                Volatile.Write(ref _allocated, GC.GetAllocatedBytesForCurrentThread() - allocationBaseline);
+            }
+            else
+            {
+                measuring = true;
+                allocationBaseline = GC.GetAllocatedBytesForCurrentThread();
+            }
+        }
+    }
+
+    /// <summary>Group commit with a delay: wait until MaxBatch records are pending or the oldest has waited MaxDelay.</summary>
+    private void LingerForBatch(long flushedRecords)
+    {
+        long deadline = Stopwatch.GetTimestamp() + _maxDelayStopwatchTicks;
+        while (!_stopping && Volatile.Read(ref _writtenRecords) - flushedRecords < _maxBatch)
+        {
+            long remaining = deadline - Stopwatch.GetTimestamp();
+            if (remaining <= 0)
+            {
+                return;
+            }
+
+            if (remaining * 1000 > Stopwatch.Frequency)
+            {
+                Park(TimeSpan.FromMilliseconds(1));
+            }
+            else
+            {
+                Thread.Yield();
+            }
+        }
+    }
+
+    private void Park(TimeSpan timeout)
+    {
+        _work.Reset();
+        Interlocked.Exchange(ref _parked, 1); // full fence: pairs with the writer's publish
+        if (!_stopping)
+        {
+            _work.Wait(timeout);
+        }
+
+        Volatile.Write(ref _parked, 0);
+    }
+
+    /// <summary>Writes [flushed, <paramref name="upTo"/>), optionally fsyncs, then makes it durable. Caller holds Gate.</summary>
+    private bool TryWriteBatch(long upTo, bool fsync)
+    {
+        long from = _flushedPosition;
+        if (upTo <= from)
+        {
+            return true;
+        }
+
+        try
+        {
+            _source.WriteRange(_handle, from, upTo);
+            if (fsync)
+            {
+                _file.Flush(flushToDisk: true);
+                Volatile.Write(ref _fsyncs, _fsyncs + 1);
+            }
+        }
+        catch (Exception e) when (e is IOException or UnauthorizedAccessException or ObjectDisposedException)
+        {
+            _fault = e;
+            WakeDurabilityWaiters();
+            return false;
+        }
+
+        long size = upTo - from;
+        _flushedPosition = upTo;
+        Volatile.Write(ref _flushes, _flushes + 1);
+        Volatile.Write(ref _flushedBytes, _flushedBytes + size);
+        if (size > _largestBatch)
+        {
+            Volatile.Write(ref _largestBatch, size);
+        }
+
+        Interlocked.Exchange(ref _durable, upTo); // full fence: pairs with the waiters' registration
+        if (Volatile.Read(ref _durableWaiters) > 0)
+        {
+            WakeDurabilityWaiters();
+        }
+
+        return true;
+    }
+
+    private void WakeDurabilityWaiters()
+    {
+        lock (_durableGate)
+        {
+            Monitor.PulseAll(_durableGate);
+        }
+    }
+}
