@@ -58,7 +58,7 @@ internal sealed class ParticipantSide : FixApplicationBase
 /// BusinessMessageReject's RefSeqNum is turned back into the participant's MsgSeqNum). The service's exactly-once
 /// restart rule and the FIX resend then work per participant, as with one service.
 /// </summary>
-internal sealed class ServiceSide : FixApplicationBase
+internal sealed class ServiceSide : FixApplicationBase, IReadEndHook
 {
     private readonly GatewayServer _gateway;
     private readonly int _service;
@@ -69,6 +69,7 @@ internal sealed class ServiceSide : FixApplicationBase
     private long _held;
     private long _untranslated;
     private long _rewritten;
+    private bool _unflushed; // answers deferred during the current read (this session's connection thread only)
 
     public ServiceSide(GatewayServer gateway, int service, int participant, int refSeqNumWindow, int maxMessageSize)
     {
@@ -127,7 +128,24 @@ internal sealed class ServiceSide : FixApplicationBase
             }
         }
 
-        _gateway.Answer(_service, _participant, message.MsgType, body);
+        if (_gateway.Answer(_service, _participant, message.MsgType, body))
+        {
+            _unflushed = true;
+        }
+
         return MessageDisposition.Accept;
+    }
+
+    /// <summary>
+    /// The end of one read of this session's connection (its thread, outside the locks): the answers it deferred are
+    /// flushed on the participant's session, one store wait for the burst (<see cref="GatewayOptions.BatchAnswers"/>).
+    /// </summary>
+    public void OnReadEnd(FixSession session)
+    {
+        if (_unflushed)
+        {
+            _unflushed = false;
+            _gateway.FlushAnswers(_participant);
+        }
     }
 }

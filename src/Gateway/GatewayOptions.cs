@@ -54,6 +54,13 @@ public sealed record GatewayOptions
     /// </summary>
     public int RefSeqNumWindow { get; init; } = 1 << 16;
 
+    /// <summary>
+    /// Answers from a service are stored on the participant's session without waiting for the disk and flushed once at
+    /// the end of each read of the service's connection (one store wait per burst, docs/scale-out.md); false: each
+    /// answer is sent with its own store wait (as before; kept for side-by-side measurements).
+    /// </summary>
+    public bool BatchAnswers { get; init; } = true;
+
     /// <summary>Seconds between an initiator's reconnection attempts to a service that is down.</summary>
     public int ReconnectSeconds { get; init; } = 1;
 

@@ -287,12 +287,35 @@ public sealed class GatewayServer : IDisposable
 
     internal void WakeForwarder() => _work.Set();
 
-    /// <summary>An answer of <paramref name="service"/> for <paramref name="participant"/> (its connection thread, under that session's lock).</summary>
-    internal void Answer(int service, int participant, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
+    /// <summary>
+    /// An answer of <paramref name="service"/> for <paramref name="participant"/> (its connection thread, under that
+    /// session's lock). With <see cref="GatewayOptions.BatchAnswers"/> it is stored without waiting for the disk
+    /// (<see cref="FixSession.SendDeferred"/>) and true is returned: the caller flushes the participant's session once
+    /// at the end of the read that brought it (<see cref="FlushAnswers"/>). Otherwise it is sent at once (one store
+    /// wait each), and false is returned.
+    /// </summary>
+    internal bool Answer(int service, int participant, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
     {
         // Taking the participant's lock under the service session's is the one lock order of the gateway: the
         // participant's connection thread never waits for a service session (it only writes into the ring).
-        var result = _participantSessions[participant].Send(msgType, body);
+        var session = _participantSessions[participant];
+        bool deferred = false;
+        SendResult result;
+        if (_options.BatchAnswers)
+        {
+            result = session.SendDeferred(msgType, body);
+            deferred = result == SendResult.Sent;
+            if (result == SendResult.NotLoggedOn)
+            {
+                // The participant is not connected: stored (SendWhileNotLoggedOn=Store), its resend after its logon delivers it.
+                result = session.Send(msgType, body);
+            }
+        }
+        else
+        {
+            result = session.Send(msgType, body);
+        }
+
         if (result is SendResult.Sent or SendResult.Stored or SendResult.TransportFailed)
         {
             // TransportFailed: stored, and the participant's resend after its next logon delivers it.
@@ -301,9 +324,18 @@ public sealed class GatewayServer : IDisposable
         else
         {
             Interlocked.Increment(ref _answerFailures);
-            _log.Write(LogLevel.Error, LogEvent.StoreWriteFailed, _participantSessions[participant].LogIndex, (long)result, service);
+            _log.Write(LogLevel.Error, LogEvent.StoreWriteFailed, session.LogIndex, (long)result, service);
         }
+
+        return deferred;
     }
+
+    /// <summary>
+    /// The end of a read on a service session that deferred answers for <paramref name="participant"/> (that
+    /// connection's thread, outside any session's lock): one store wait for all of them, then as few socket writes as
+    /// fit. The participant's order is its session's MsgSeqNum order, whichever service's thread writes the batch.
+    /// </summary>
+    internal void FlushAnswers(int participant) => _participantSessions[participant].FlushDeferred();
 
     // The forwarder thread: the ring's records in order, each stored on the owning service's session for its
     // participant without waiting for the disk (SendDeferred), then one flush per session per batch: no message

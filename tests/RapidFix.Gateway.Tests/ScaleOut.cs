@@ -77,7 +77,7 @@ internal sealed class ScaleOut : IDisposable
         return server;
     }
 
-    public GatewayServer StartGateway(int partitions, IReadOnlyList<ServiceEndpoint> services, int hold = 100_000) =>
+    public GatewayServer StartGateway(int partitions, IReadOnlyList<ServiceEndpoint> services, int hold = 100_000, bool batchAnswers = true) =>
         GatewayServer.Start(new GatewayOptions
         {
             Participants = Participants,
@@ -90,6 +90,7 @@ internal sealed class ScaleOut : IDisposable
             StoreMaxMessages = 100_000,
             StoreMaxBytes = 60_000_000,
             HoldPerParticipant = hold,
+            BatchAnswers = batchAnswers,
             LogPath = Path.Combine(Work, "gateway.log"),
         });
 

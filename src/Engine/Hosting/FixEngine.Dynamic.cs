@@ -430,9 +430,9 @@ public sealed partial class FixEngine
 
     /// <summary>
     /// The application of a session created from a template, seen through its Logon decision: an accepted Logon makes
-    /// the session one of the engine's. Every other call goes straight through (the ToApp hook included).
+    /// the session one of the engine's. Every other call goes straight through (the ToApp and read-end hooks included).
     /// </summary>
-    private sealed class ApprovalGate(FixEngine engine, IFixApplication inner, string? refusal = null) : IFixApplication, IToAppHook
+    private sealed class ApprovalGate(FixEngine engine, IFixApplication inner, string? refusal = null) : IFixApplication, IToAppHook, IReadEndHook
     {
         public void OnCreate(FixSession session) => inner.OnCreate(session);
 
@@ -462,5 +462,13 @@ public sealed partial class FixEngine
 
         public ToAppDecision ToApp(FixSession session, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body, FixEncoder message) =>
             inner is IToAppHook hook ? hook.ToApp(session, msgType, body, message) : ToAppDecision.Send;
+
+        public void OnReadEnd(FixSession session)
+        {
+            if (inner is IReadEndHook hook)
+            {
+                hook.OnReadEnd(session);
+            }
+        }
     }
 }

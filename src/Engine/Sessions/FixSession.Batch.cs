@@ -106,7 +106,8 @@ public sealed partial class FixSession
     /// <summary>
     /// The connection's thread after the last message of one read: writes the business rejects the read's messages
     /// got (<see cref="GenerateBusinessReject"/>), after one wait for the store to make them durable, with whatever
-    /// else waits in the deferred batch. Nothing to do (no allocation, no lock) when the read rejected nothing.
+    /// else waits in the deferred batch. Nothing to do (no allocation, no lock) when the read rejected nothing. Then
+    /// the application's <see cref="IReadEndHook"/>, if it has one.
     /// </summary>
     internal void OnReadEnd()
     {
@@ -114,6 +115,11 @@ public sealed partial class FixSession
         {
             _flushAfterRead = false;
             FlushDeferred();
+        }
+
+        if (_application is IReadEndHook hook)
+        {
+            hook.OnReadEnd(this);
         }
     }
 

@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# The scale-out demo (docs/scale-out.md), all on this machine: two throwaway PostgreSQL clusters (initdb in a
+# temporary folder, free ports), two matching services owning one partition of two each, one persister per service
+# writing that service's journals into its own database, and the gateway in front of the services. A generated set of
+# trades of every kind goes through the gateway (tools/TradeDriver verify, which checks every trade's acks, CLS and
+# exceptions against the generator's expected outcomes); the persisters' rows are then checked across both databases
+# with the persister's `query` fan-out (CLS rows = the expected CLS messages / 2, each database holding its share,
+# nothing quarantined). One summary line last; everything is stopped and removed on exit, Ctrl+C included.
+#   usage: tools/scale-out-demo.sh [TRADES]      (default 2000)
+#   environment: DEMO_FRAMEWORK (net10.0 | net8.0, default net10.0); DEMO_NO_BUILD=1 uses the binaries already built
+#                (the test does; DEMO_CONFIGURATION names their configuration, default Release); DEMO_KEEP=1 keeps the
+#                work folder (logs, stores, the set) and prints where it is
+# Exit code: 0 every check passed, 1 a check failed, 2 the environment is missing something (the message says what).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+trades="${1:-2000}"
+if ! [[ "$trades" =~ ^[0-9]+$ ]] || [[ "$trades" -lt 10 ]]; then
+    echo "scale-out-demo: TRADES must be a whole number of at least 10 (got '$trades')" >&2
+    echo "usage: tools/scale-out-demo.sh [TRADES]" >&2
+    exit 2
+fi
+
+framework="${DEMO_FRAMEWORK:-net10.0}"
+configuration="${DEMO_CONFIGURATION:-Release}"
+started=$SECONDS
+say() { echo "scale-out-demo: $*"; }
+
+# PostgreSQL's server binaries: on the PATH, or Debian's (what .ci/run installs).
+pgbin=""
+if command -v initdb >/dev/null 2>&1 && command -v pg_ctl >/dev/null 2>&1; then
+    pgbin="$(dirname "$(readlink -f "$(command -v initdb)")")"
+else
+    for dir in $(ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -t/ -k4 -n -r); do
+        if [[ -x "$dir/initdb" ]]; then pgbin="$dir"; break; fi
+    done
+fi
+if [[ -z "$pgbin" ]]; then
+    echo "scale-out-demo: no PostgreSQL server binaries (initdb, pg_ctl on the PATH or under /usr/lib/postgresql/*/bin; .ci/run installs them)" >&2
+    exit 2
+fi
+# PostgreSQL refuses to run as root: as root, the clusters run as postgres (or nobody), as the tests' clusters do.
+runas=()
+if [[ $(id -u) -eq 0 ]]; then
+    if id postgres >/dev/null 2>&1; then runas=(runuser -u postgres --); elif id nobody >/dev/null 2>&1; then runas=(runuser -u nobody --); else
+        echo "scale-out-demo: running as root, and neither the postgres nor the nobody user exists (PostgreSQL refuses root)" >&2
+        exit 2
+    fi
+fi
+
+if [[ "$framework" == net8.0 ]]; then
+    bash tools/install-dotnet8-runtime.sh
+fi
+if [[ "${DEMO_NO_BUILD:-0}" != 1 ]]; then
+    configuration=Release
+    say "building (Release, $framework)"
+    dotnet build src/Gateway/RapidFix.Gateway.csproj -c Release -f "$framework" --nologo -v q -clp:ErrorsOnly
+    # The persister's output holds the matching service and the trade driver too (its fault runs start them).
+    dotnet build tools/Persister/RapidFix.Persister.csproj -c Release -f "$framework" --nologo -v q -clp:ErrorsOnly
+fi
+gateway_dll="src/Gateway/bin/$configuration/$framework/RapidFix.Gateway.dll"
+tools_dir="tools/Persister/bin/$configuration/$framework"
+for f in "$gateway_dll" "$tools_dir/RapidFix.Persister.dll" "$tools_dir/RapidFix.MatchingService.dll" "$tools_dir/RapidFix.TradeDriver.dll"; do
+    if [[ ! -f "$f" ]]; then
+        echo "scale-out-demo: $f is missing (build it, or run without DEMO_NO_BUILD=1)" >&2
+        exit 2
+    fi
+done
+repo="$(pwd)"
+gateway_dll="$repo/$gateway_dll"
+tools_dir="$repo/$tools_dir"
+
+work="$(mktemp -d /tmp/rapidfix-scale-out-XXXXXXXX)"
+chmod 755 "$work"
+pids=()
+clusters=()
+cleanup() {
+    local status=$?
+    trap - EXIT INT TERM
+    for pid in "${pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+    for pid in "${pids[@]}"; do wait "$pid" 2>/dev/null || true; done
+    for data in "${clusters[@]}"; do
+        "${runas[@]}" "$pgbin/pg_ctl" -D "$data" -m immediate -w -t 60 stop >/dev/null 2>&1 || true
+    done
+    if [[ "${DEMO_KEEP:-0}" == 1 ]]; then
+        echo "scale-out-demo: work folder kept: $work"
+    else
+        rm -rf "$work"
+    fi
+    exit "$status"
+}
+trap cleanup EXIT
+trap 'echo "scale-out-demo: interrupted" >&2; exit 130' INT
+trap 'echo "scale-out-demo: terminated" >&2; exit 143' TERM
+
+# A port nothing listens on and this run has not taken (the processes bind them a moment later).
+taken=" "
+free_port() {
+    local p
+    while true; do
+        p=$(( 20000 + RANDOM % 40000 ))
+        if [[ "$taken" != *" $p "* ]] && ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+            taken+="$p "
+            echo "$p"
+            return
+        fi
+    done
+}
+
+# One password for the clusters' superuser and the persister's two roles (migrate sets theirs); Npgsql reads it from
+# PGPASSWORD, never from a command line.
+password="$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')"
+export PGPASSWORD="$password" RAPIDFIX_WRITER_PASSWORD="$password" RAPIDFIX_READER_PASSWORD="$password"
+persister=(dotnet "$tools_dir/RapidFix.Persister.dll")
+pg_ports=()
+for k in 0 1; do
+    root="$work/pg-$k"
+    mkdir -p "$root"
+    echo "$password" > "$root/pwfile"
+    if [[ ${#runas[@]} -gt 0 ]]; then chown -R "${runas[2]}" "$root"; fi
+    "${runas[@]}" "$pgbin/initdb" -D "$root/data" -U postgres --pwfile="$root/pwfile" --auth-host=scram-sha-256 --auth-local=trust \
+        -E UTF8 --locale=C --no-sync > "$root/initdb.log" 2>&1 || { cat "$root/initdb.log" >&2; echo "scale-out-demo: initdb failed" >&2; exit 2; }
+    rm -f "$root/pwfile"
+    port=$(free_port)
+    cat >> "$root/data/postgresql.conf" <<EOF
+listen_addresses = '127.0.0.1'
+port = $port
+unix_socket_directories = '$root'
+max_connections = 50
+shared_buffers = 128MB
+max_locks_per_transaction = 1024
+fsync = off
+synchronous_commit = off
+full_page_writes = off
+EOF
+    clusters+=("$root/data")
+    "${runas[@]}" "$pgbin/pg_ctl" -D "$root/data" -l "$root/server.log" -w -t 120 start > /dev/null \
+        || { cat "$root/server.log" >&2; echo "scale-out-demo: PostgreSQL $k did not start" >&2; exit 2; }
+    "${runas[@]}" "$pgbin/psql" -h "$root" -p "$port" -U postgres -d postgres -q -c "CREATE DATABASE rapidfix" > /dev/null
+    "${persister[@]}" migrate --admin "Host=127.0.0.1;Port=$port;Database=rapidfix;Username=postgres" > "$root/migrate.log" 2>&1 \
+        || { cat "$root/migrate.log" >&2; exit 2; }
+    pg_ports+=("$port")
+done
+db() { echo "Host=127.0.0.1;Port=${pg_ports[$1]};Database=rapidfix;Username=$2"; }
+say "PostgreSQL 0 on port ${pg_ports[0]}, PostgreSQL 1 on port ${pg_ports[1]} (throwaway clusters in $work)"
+
+# The set: trades of every kind (duplicates, amendments, cancels, bad ones) with their expected outcomes.
+dotnet "$tools_dir/RapidFix.TradeDriver.dll" generate --trades "$trades" --seed 7 --duplicates 0.05 --amendments 0.05 --cancels 0.05 --bad 0.1 \
+    --out "$work/set" > "$work/generate.txt"
+messages=$(( $(wc -l < "$work/set/messages.fix") ))
+expected_cls=$(awk -F, 'NR > 1 { s += $3 } END { print s + 0 }' "$work/set/expected.csv")
+expected_rows=$(( expected_cls / 2 ))
+
+# Two services, one partition of two each, sized for the set; each with its persister into its own database.
+cat > "$work/service.cfg" <<EOF
+[DEFAULT]
+ConnectionType=acceptor
+SocketAcceptHost=127.0.0.1
+SocketAcceptPort=5010
+StartTime=00:00:00
+EndTime=00:00:00
+HeartBtInt=30
+FileStorePath=store
+StoreFlushPolicy=OsOnly
+StoreSyncBeforeSend=Y
+ResetOnLogon=N
+ResetOnLogout=N
+ResetOnDisconnect=N
+StoreMaxMessages=200000
+StoreMaxBytes=100000000
+OutboundQueueDepth=65536
+EOF
+for participant in IM1 IM2 EB1 EB2; do
+    printf '[SESSION]\nBeginString=FIX.4.4\nSenderCompID=MATCH\nTargetCompID=%s\n' "$participant" >> "$work/service.cfg"
+done
+service_ports=()
+for k in 0 1; do
+    port=$(free_port)
+    service_ports+=("$port")
+    dotnet "$tools_dir/RapidFix.MatchingService.dll" --config "$work/service.cfg" --data-dir "$work/service-$k" --port "$port" \
+        --partitions 2 --own "$k" --business-date 20261123 --no-warm-up --max-inputs $(( messages + 1000 )) \
+        --journal-bytes $(( messages * 700 + (1 << 20) )) --log "$work/service-$k.log" > "$work/service-$k.txt" 2>&1 &
+    pids+=($!)
+done
+for k in 0 1; do
+    waited=0
+    until grep -q '^ready:' "$work/service-$k.txt" 2>/dev/null; do
+        if ! kill -0 "${pids[$k]}" 2>/dev/null || [[ $waited -ge 1200 ]]; then
+            cat "$work/service-$k.txt" >&2; echo "scale-out-demo: matching service $k did not start" >&2; exit 1
+        fi
+        sleep 0.1; waited=$(( waited + 1 ))
+    done
+done
+say "matching services on ports ${service_ports[0]} (partition 0) and ${service_ports[1]} (partition 1)"
+for k in 0 1; do
+    # The service's journals, tailed as they grow, into database k (every row of service k's trades is partition k's).
+    "${persister[@]}" run --data-dir "$work/service-$k" --db "$(db "$k" rapidfix_writer)" > "$work/persister-$k.txt" 2>&1 &
+    pids+=($!)
+    persister_pids[$k]=$!
+done
+
+gateway_port=$(free_port)
+dotnet "$gateway_dll" --partitions 2 --port "$gateway_port" --service "127.0.0.1:${service_ports[0]}=0" --service "127.0.0.1:${service_ports[1]}=1" \
+    --data-dir "$work/gateway" --log "$work/gateway.log" --wait-for-services 120 > "$work/gateway.txt" 2>&1 &
+gateway_pid=$!
+pids+=("$gateway_pid")
+waited=0
+until grep -q '^ready:' "$work/gateway.txt" 2>/dev/null; do
+    if ! kill -0 "$gateway_pid" 2>/dev/null || [[ $waited -ge 1500 ]]; then
+        cat "$work/gateway.txt" >&2; echo "scale-out-demo: the gateway did not start (or its sessions to the services did not log on)" >&2; exit 1
+    fi
+    sleep 0.1; waited=$(( waited + 1 ))
+done
+say "gateway on port $gateway_port; sending $trades trades ($messages messages) through it"
+
+# The participants through the gateway; verify checks every trade's answers against expected.csv.
+set +e
+# In the background and waited for, so that Ctrl+C or a TERM stops the demo at once (the trap runs during a wait).
+(cd "$work" && exec dotnet "$tools_dir/RapidFix.TradeDriver.dll" verify --input "$work/set" --host 127.0.0.1 --port "$gateway_port" --timeout 300) \
+    > "$work/verify.txt" 2>&1 &
+verify_pid=$!
+pids+=("$verify_pid")
+wait "$verify_pid"
+verify_status=$?
+set -e
+grep -E '^(sent|trades) ' "$work/verify.txt" | sed 's/^/  verify: /' || true
+mismatches=$(grep -oE 'mismatches [0-9]+' "$work/verify.txt" | tail -1 | grep -oE '[0-9]+' || echo "?")
+
+# The databases: wait (up to 120 s) until the persisters have written every CLS, then ask both through the fan-out.
+cls_in() { # the CLS rows of the given servers, summed over the days
+    "${persister[@]}" query cls-per-day "$@" 2>/dev/null | awk '{ s += $NF } END { print s + 0 }'
+}
+both=(--db "$(db 0 rapidfix_reader)" --db "$(db 1 rapidfix_reader)")
+rows=0
+for _ in $(seq 1 120); do
+    rows=$(cls_in "${both[@]}")
+    if [[ "$rows" -ge "$expected_rows" ]]; then break; fi
+    sleep 1
+done
+rows0=$(cls_in --db "$(db 0 rapidfix_reader)")
+rows1=$(cls_in --db "$(db 1 rapidfix_reader)")
+open_exceptions=$("${persister[@]}" query open-exceptions "${both[@]}" 2>/dev/null | wc -l)
+# The persisters stop on SIGTERM and print their counters (records, rows, quarantined) per server.
+for k in 0 1; do kill -TERM "${persister_pids[$k]}" 2>/dev/null || true; done
+persisted_ok=1
+quarantined=0
+for k in 0 1; do
+    if ! wait "${persister_pids[$k]}"; then persisted_ok=0; fi
+    q=$(grep -oE '[0-9]+ quarantined' "$work/persister-$k.txt" | grep -oE '[0-9]+' | tail -1 || true)
+    if [[ -z "$q" ]]; then persisted_ok=0; else quarantined=$(( quarantined + q )); fi
+done
+
+verdict=PASS
+why=()
+if [[ $verify_status -ne 0 || "$mismatches" != 0 ]]; then verdict=FAIL; why+=("verify exited $verify_status with mismatches $mismatches"); fi
+if [[ "$rows" -ne "$expected_rows" ]]; then verdict=FAIL; why+=("CLS rows $rows, expected $expected_rows"); fi
+if [[ "$rows0" -eq 0 || "$rows1" -eq 0 || $(( rows0 + rows1 )) -ne "$rows" ]]; then verdict=FAIL; why+=("CLS rows per database $rows0 + $rows1 (each holds its partition's)"); fi
+if [[ $persisted_ok -ne 1 || $quarantined -ne 0 ]]; then verdict=FAIL; why+=("a persister failed or quarantined rows ($quarantined): see $work/persister-*.txt"); fi
+if [[ $verdict == FAIL ]]; then
+    for k in 0 1; do tail -3 "$work/persister-$k.txt" | sed "s/^/  persister $k: /"; done
+    tail -20 "$work/verify.txt" | sed 's/^/  verify: /'
+    DEMO_KEEP=1
+fi
+echo "scale-out-demo: $verdict: $trades trades ($messages messages) through the gateway to 2 services, mismatches $mismatches;" \
+    "CLS rows $rows of $expected_rows expected (database 0: $rows0, database 1: $rows1), open exceptions $open_exceptions," \
+    "quarantined $quarantined; $(( SECONDS - started )) s${why[*]:+ (${why[*]})}"
+[[ $verdict == PASS ]]
