@@ -166,7 +166,8 @@ internal static class MeasureCommands
                 var o = baseOptions with { Rate = rate, OutputDirectory = Path.Combine(baseOptions.OutputDirectory, string.Create(Inv, $"rate-{rate:F0}")), Progress = false };
                 last = MeasuredRun.Execute(o, Console.Out, stop.Requested);
                 var result = last.Step;
-                Console.WriteLine(string.Create(Inv, $"offered {result.Offered:N0}/s achieved {result.Achieved:N0}/s bounded {(result.Bounded ? "yes" : "no")} refused {result.Refused:N0} p99 {result.P99Micros:F1} us: {(result.Sustainable(parse.GetValue(p99)) ? "sustainable" : "unsustainable")}"));
+                double limit = parse.GetValue(p99);
+                Console.WriteLine(string.Create(Inv, $"offered {result.Offered:N0}/s achieved {result.Achieved:N0}/s bounded {(result.Bounded ? "yes" : "no")}{(result.Persister is { } pv ? $" persister lag {(pv.Bounded ? "bounded" : "NOT bounded")} ({pv.GrowthPerSecond:F0} inputs/s)" : " (no persister)")} refused {result.Refused:N0} p99 {result.P99Micros:F1} us: {(result.Sustainable(limit) ? "sustainable" : "unsustainable: " + result.Why(limit))}"));
                 return result;
             }
 
@@ -203,6 +204,11 @@ internal static class MeasureCommands
             report.WriteFiles(baseOptions.OutputDirectory);
             Console.WriteLine(report.Text());
             Console.WriteLine($"report: {Path.Combine(baseOptions.OutputDirectory, "report.html")}");
+            if (found is not null)
+            {
+                Console.WriteLine(MeasureReport.MstLine(found));
+            }
+
             return found is null || found.Mst > 0 ? 0 : 1;
         }));
         return command;
@@ -213,7 +219,10 @@ internal static class MeasureCommands
     {
         var ack = run.Latency.Of(LatencyChannel.Ack, RunPhase.Steady);
         double p9999 = ack.TotalCount == 0 ? 0 : ack.GetValueAtPercentile(99.99) / 1000.0;
-        return string.Create(Inv, $"processed {run.Sent} messages at {run.AchievedPerSecond:F0}/s, p99.99 {p9999:F1} us, GC {MeasureReport.GcCount(run)}");
+        var step = run.Step;
+        // An unsustainable run says why, naming the queue that grew (the service's or the persister's lag).
+        return string.Create(Inv, $"processed {run.Sent} messages at {run.AchievedPerSecond:F0}/s, p99.99 {p9999:F1} us, GC {MeasureReport.GcCount(run)}")
+               + (step.Sustainable(0) ? "" : "; UNSUSTAINABLE: " + step.Why(0));
     }
 
     /// <summary>Comma-separated positive rates, or null.</summary>
