@@ -98,6 +98,12 @@ internal static class MeasureCommands
                 Console.WriteLine("stopped early on a signal: the figures cover the part that ran");
             }
 
+            if (!run.Step.Sustainable(0))
+            {
+                // The queue that grew (the service's or the persister's lag), just above the figures line.
+                Console.WriteLine(string.Create(Inv, $"UNSUSTAINABLE at {options.Rate:N0}/s ({run.Step.Path}): {run.Step.Why(0)}"));
+            }
+
             Console.WriteLine(LastLine(run));
             bool soakMet = kind != Kind.Soak || SoakVerdict.Of(run.Intervals, MeasureReport.GcCount(run)) is { Met: true };
             return MeasureReport.GcCount(run) == 0 && run.Step.Sustainable(0) && soakMet ? 0 : 1;
@@ -219,10 +225,7 @@ internal static class MeasureCommands
     {
         var ack = run.Latency.Of(LatencyChannel.Ack, RunPhase.Steady);
         double p9999 = ack.TotalCount == 0 ? 0 : ack.GetValueAtPercentile(99.99) / 1000.0;
-        var step = run.Step;
-        // An unsustainable run says why, naming the queue that grew (the service's or the persister's lag).
-        return string.Create(Inv, $"processed {run.Sent} messages at {run.AchievedPerSecond:F0}/s, p99.99 {p9999:F1} us, GC {MeasureReport.GcCount(run)}")
-               + (step.Sustainable(0) ? "" : "; UNSUSTAINABLE: " + step.Why(0));
+        return string.Create(Inv, $"processed {run.Sent} messages at {run.AchievedPerSecond:F0}/s, p99.99 {p9999:F1} us, GC {MeasureReport.GcCount(run)}");
     }
 
     /// <summary>Comma-separated positive rates, or null.</summary>

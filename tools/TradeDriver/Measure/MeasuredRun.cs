@@ -126,6 +126,9 @@ internal sealed class RunResult
     /// <summary>Bytes the driver's sending thread allocated from its first send to its last (-1: unknown).</summary>
     public long DriverAllocatedBytes { get; init; } = -1;
 
+    /// <summary>Bytes the driver's whole process allocated while it sent (the sampler's and the lag poller's per-interval work).</summary>
+    public long DriverProcessAllocatedBytes { get; init; }
+
     /// <summary>The driver's estimated memory: its streamed set, its intended-time window, its runtime (<see cref="JournalSizing.DriverBytes"/>).</summary>
     public long DriverBytes { get; init; }
 
@@ -264,7 +267,13 @@ internal static class MeasuredRun
         sink.Schedule = schedule;
         persister?.StartPolling(Journalled, () => (Stopwatch.GetTimestamp() - schedule.Start) / (double)frequency, TimeSpan.FromSeconds(o.IntervalSeconds));
         var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency);
+        // Start sending on an empty young generation: what startup allocated (the service's start-up, the sessions,
+        // the histograms, an earlier step's run) is collected now, not while the driver measures.
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
         long driverCollections = DriverCollections();
+        long processAllocated = GC.GetTotalAllocatedBytes(precise: false);
         var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
         var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
         samplerThread.Start();
@@ -272,6 +281,7 @@ internal static class MeasuredRun
         driverThread.Start();
         driverThread.Join();
         driverCollections = DriverCollections() - driverCollections;
+        processAllocated = GC.GetTotalAllocatedBytes(precise: false) - processAllocated;
 
         long ackable = driver.SentAckable; // a refused send gets no ack
         var drain = Stopwatch.StartNew();
@@ -388,6 +398,7 @@ internal static class MeasuredRun
             PersisterSkipped = skipped,
             DriverCollections = driverCollections,
             DriverAllocatedBytes = driver.AllocatedWhileSending,
+            DriverProcessAllocatedBytes = processAllocated,
             DriverBytes = journal.DriverBytes,
         };
     }
