@@ -123,7 +123,7 @@ internal sealed class RunResult
     /// <summary>Collections in the driver's own process while it sent (the sampler's and the lag poller's per-interval allocations included).</summary>
     public long DriverCollections { get; init; }
 
-    /// <summary>Bytes the driver's sending thread allocated from its first send to its last (-1: unknown).</summary>
+    /// <summary>Bytes the driver's sending thread allocated from the steady part's first send to the last send (-1: unknown).</summary>
     public long DriverAllocatedBytes { get; init; } = -1;
 
     /// <summary>Bytes the driver's whole process allocated while it sent (the sampler's and the lag poller's per-interval work).</summary>

@@ -221,7 +221,7 @@ internal sealed class OpenLoopDriver
     /// <summary>Messages sent that the service acks (all but SETs, which it acks only to refuse).</summary>
     public long SentAckable => Interlocked.Read(ref _sentAckable);
 
-    /// <summary>Bytes the driver's thread allocated from its first send to its last (<see cref="Run"/>); -1 before it ends.</summary>
+    /// <summary>Bytes the driver's thread allocated from the steady part's first send to its last send (<see cref="Run"/>); -1 before it ends.</summary>
     public long AllocatedWhileSending => Interlocked.Read(ref _allocated);
 
     /// <summary>Whether the whole schedule was sent.</summary>
@@ -280,12 +280,21 @@ internal sealed class OpenLoopDriver
     /// a millisecond or yields until the next message is due. The sleep makes bursts of about a millisecond's
     /// messages; their latencies still count from their own intended times.
     /// </summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)] // no on-stack replacement of the loop (which allocates a little on this thread)
     public void Run(Func<bool> stop)
     {
         FormatAhead();
-        long allocated = GC.GetAllocatedBytesForCurrentThread();
+        SendDue(_schedule.Start - 1); // nothing is due yet: compiles the send path before the count starts
+        long steady = _schedule.FirstOf(RunPhase.Steady);
+        long allocated = -1;
         while (!Done && !stop())
         {
+            if (allocated < 0 && Next >= steady)
+            {
+                // Counted from the end of the warm-up (a session's first send on this thread sets up its own state once).
+                allocated = GC.GetAllocatedBytesForCurrentThread();
+            }
+
             SendDue(Stopwatch.GetTimestamp());
             if (Done)
             {
@@ -304,7 +313,7 @@ internal sealed class OpenLoopDriver
             }
         }
 
-        Interlocked.Exchange(ref _allocated, GC.GetAllocatedBytesForCurrentThread() - allocated);
+        Interlocked.Exchange(ref _allocated, allocated < 0 ? 0 : GC.GetAllocatedBytesForCurrentThread() - allocated);
     }
 }
 

@@ -57,7 +57,7 @@ internal sealed class MeasureReport
             h.Add(("store", $"journal session stores and input journal (write window {r.Sizing.JournalBytes / (1 << 20):N0} MiB, committed at startup; session stores committed at startup), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
                             (r.Persister is { } p ? p.Description : r.PersisterSkipped is { } why ? $"no PostgreSQL persister ({why})" : "no PostgreSQL persister")));
             h.Add(("path", PathLine(r)));
-            h.Add(("driver", string.Create(Inv, $"the set streamed (formatted a little ahead into a fixed ring, nothing held for the run), about {r.DriverBytes / (1 << 20):N0} MiB whatever the run's length; while sending: {r.DriverCollections} GCs in the driver's process, {(r.DriverAllocatedBytes < 0 ? "?" : r.DriverAllocatedBytes.ToString("N0", Inv))} bytes allocated by its sending thread, {r.DriverProcessAllocatedBytes:N0} by the whole process (the sampler's and the lag poller's per-interval work)")));
+            h.Add(("driver", string.Create(Inv, $"the set streamed (formatted a little ahead into a fixed ring, nothing held for the run), about {r.DriverBytes / (1 << 20):N0} MiB whatever the run's length; while sending: {r.DriverCollections} GCs in the driver's process, {(r.DriverAllocatedBytes < 0 ? "?" : r.DriverAllocatedBytes.ToString("N0", Inv))} bytes allocated by its sending thread after the warm-up, {r.DriverProcessAllocatedBytes:N0} by the whole process (the sampler's and the lag poller's per-interval work)")));
             h.Add(("rates", $"asked {r.Schedule.Rate:N0} messages/s; sent {r.SentPerSecond:N0}/s, achieved (matched) {r.AchievedPerSecond:N0}/s over the steady {r.Schedule.SecondsOf(RunPhase.Steady):F0} s"));
         }
 
