@@ -4,7 +4,7 @@ using System.Globalization;
 namespace RapidFix.TradeDriver.Measure;
 
 /// <summary>
-/// The driver's set, streamed: trade n's seven messages are formatted from a compact description (16 bytes of
+/// The driver's set, streamed: trade n's seven messages are formatted from a compact description (a 44-byte
 /// spec per trade of the current shuffle window) into a fixed ring of pre-sized slots, a little ahead of the
 /// schedule, on the driver's own thread. Byte for byte the set <see cref="TradeGenerator"/> makes for the same seed
 /// with its default options (good trades only, shuffle window 16): the same <see cref="Random"/> draws in the same
