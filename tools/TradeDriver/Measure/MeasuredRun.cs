@@ -267,16 +267,17 @@ internal static class MeasuredRun
         sink.Schedule = schedule;
         persister?.StartPolling(Journalled, () => (Stopwatch.GetTimestamp() - schedule.Start) / (double)frequency, TimeSpan.FromSeconds(o.IntervalSeconds));
         var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency);
+        var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
+        var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
+        samplerThread.Start();
         // Start sending on an empty young generation: what startup allocated (the service's start-up, the sessions,
-        // the histograms, an earlier step's run) is collected now, not while the driver measures.
+        // the sampler's histograms, an earlier step's run) is collected now, not while the driver measures.
+        Thread.Sleep(20);
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
         long driverCollections = DriverCollections();
         long processAllocated = GC.GetTotalAllocatedBytes(precise: false);
-        var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
-        var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
-        samplerThread.Start();
         var driverThread = new Thread(() => driver.Run(stopRequested)) { Name = "measure-driver", Priority = ThreadPriority.AboveNormal };
         driverThread.Start();
         driverThread.Join();
