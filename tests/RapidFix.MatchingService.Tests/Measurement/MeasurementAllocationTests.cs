@@ -1,6 +1,7 @@
 using System.Diagnostics;
 using RapidFix.Engine.Codec;
 using RapidFix.Engine.Configuration;
+using RapidFix.Engine.Fields;
 using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Sessions;
 using RapidFix.Tests.Shared;
@@ -21,9 +22,12 @@ public sealed class MeasurementAllocationTests
         var schedule = new OpenLoopSchedule(1000, 0, 0, 10, 0, Stopwatch.Frequency);
         var latency = new LatencyRecorder(Stopwatch.Frequency);
         var intended = new IntendedTimes(100);
-        for (int slot = 8; slot < 8 * 101; slot++)
+        for (int trade = 1; trade <= 100; trade++)
         {
-            intended.Set(slot, 1 + slot);
+            for (int kind = 0; kind < IntendedTimes.SlotsPerTrade; kind++)
+            {
+                intended.Set(trade, kind, 1 + (trade * IntendedTimes.SlotsPerTrade) + kind);
+            }
         }
 
         var sink = new TradeSink(intended, schedule, latency);
@@ -78,21 +82,24 @@ public sealed class MeasurementAllocationTests
     }
 
     [Fact]
-    public void The_driver_sends_on_schedule_over_fix_sessions_without_allocating_and_never_waits_for_answers()
+    public void The_driver_streams_the_set_through_a_ring_smaller_than_the_run_over_fix_sessions_without_allocating_and_never_waits_for_answers()
     {
         var participants = TradeGenerator.Participants;
         int port = Participants.FreePort();
-        using var acceptor = AcceptorFor(participants, port);
-        var (messages, intended) = TradeSet.Prepare(20_000, participants);
-        var schedule = new OpenLoopSchedule(1000, 0, 0, 15, Stopwatch.GetTimestamp(), Stopwatch.Frequency);
+        var received = new Recorder();
+        using var acceptor = AcceptorFor(participants, port, received);
+        // A ring of 256 messages for a run of thousands: every slot is formatted again many times over.
+        var (set, intended) = TradeSet.Prepare(1000, participants, capacity: 256);
+        var schedule = new OpenLoopSchedule(1000, 0, 0, 60, Stopwatch.GetTimestamp(), Stopwatch.Frequency);
         var latency = new LatencyRecorder(Stopwatch.Frequency);
         var sink = new TradeSink(intended, schedule, latency);
-        using var engine = Initiators.Start(participants, "MATCH", "127.0.0.1", port, sink, messages.Length);
+        using var engine = Initiators.Start(participants, "MATCH", "127.0.0.1", port, sink);
         Assert.True(Initiators.WaitForLogons(engine, TimeSpan.FromSeconds(60)), "the initiators did not log on");
         var sessions = participants.Select(p => engine.Sessions.First(s => s.Id.SenderCompId == p)).ToArray();
-        var driver = new OpenLoopDriver(messages, sessions, schedule, intended, latency);
+        var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency);
 
-        // Each call is made at the next message's intended time: one message a call.
+        // Each call is made at the next message's intended time: one message a call, then the ring is topped up
+        // (formatting ahead: what Run does between sends).
         var state = (driver, schedule);
         long bytes = Allocations.Measure(state, static s =>
         {
@@ -100,17 +107,43 @@ public sealed class MeasurementAllocationTests
             {
                 throw new InvalidOperationException("one message was due");
             }
+
+            s.driver.FormatAhead();
         }, iterations: 3000, warmup: 1000);
         Assert.Equal(0, bytes);
         Assert.Equal(0, driver.Refused);
 
         // Open loop: a driver that comes back 500 messages late sends all of them at once, each keeping its own
-        // intended time (the send lag of the first is the longest), whatever came back meanwhile.
+        // intended time (the send lag of the first is the longest), whatever came back meanwhile; the ring (256)
+        // cannot hold them all ahead, so some are formatted inline.
         long before = driver.Next;
+        long inline = set.FormattedInline;
         Assert.Equal(500, driver.SendDue(schedule.IntendedTime(before + 499)));
         Assert.Equal(before + 500, driver.Next);
         Assert.Equal(before + 500, latency.Of(LatencyChannel.Send, RunPhase.Steady).TotalCount);
+        Assert.True(set.FormattedInline > inline, "a burst longer than the ring formats inline");
         Assert.Equal(0, driver.Refused);
+        Assert.True(driver.Next > 10 * set.Capacity, $"the run ({driver.Next} messages) is many times the ring ({set.Capacity})");
+
+        // What went over the wire is TradeGenerator's set for seed 7, in its order per participant.
+        long sent = driver.Next;
+        var deadline = Stopwatch.StartNew();
+        while (received.Count < sent && deadline.Elapsed < TimeSpan.FromSeconds(60))
+        {
+            Thread.Sleep(20);
+        }
+
+        Assert.Equal(sent, received.Count);
+        var (expected, _) = TradeGenerator.Generate(new GeneratorOptions { Trades = (int)((sent / 7 / TradeStream.Window) + 2) * TradeStream.Window, Seed = 7 });
+        long ackable = 0;
+        foreach (var participant in participants)
+        {
+            var want = expected.Take((int)sent).Where(m => m.Sender == participant).Select(m => m.MsgType + " " + m.Id + (m.MsgType == "T" ? "-M" : "")).ToList();
+            Assert.Equal(want, received.Of(participant));
+            ackable += want.Count(w => !w.StartsWith("T ", StringComparison.Ordinal));
+        }
+
+        Assert.Equal(ackable, driver.SentAckable);
     }
 
     [Fact]
@@ -141,7 +174,7 @@ public sealed class MeasurementAllocationTests
     }
 
     // An acceptor per participant that takes whatever comes (the driver's send path is what is measured).
-    private static FixEngine AcceptorFor(IReadOnlyList<string> participants, int port)
+    private static FixEngine AcceptorFor(IReadOnlyList<string> participants, int port, FixApplicationBase? application = null)
     {
         var text = new System.Text.StringBuilder();
         text.AppendLine("[DEFAULT]").AppendLine("ConnectionType=acceptor").AppendLine("SocketAcceptHost=127.0.0.1").AppendLine($"SocketAcceptPort={port}")
@@ -152,8 +185,41 @@ public sealed class MeasurementAllocationTests
             text.AppendLine("[SESSION]").AppendLine("BeginString=FIX.4.4").AppendLine("SenderCompID=MATCH").AppendLine($"TargetCompID={p}");
         }
 
-        var engine = FixEngine.Create(SettingsFile.Parse(text.ToString(), "acceptor"), _ => new FixApplicationBase());
+        var engine = FixEngine.Create(SettingsFile.Parse(text.ToString(), "acceptor"), _ => application ?? new FixApplicationBase());
         engine.Start();
         return engine;
+    }
+
+    // Every application message the acceptor gets, as "MsgType ID" per sender, in order.
+    private sealed class Recorder : FixApplicationBase
+    {
+        private readonly System.Collections.Concurrent.ConcurrentDictionary<string, List<string>> _bySender = new();
+        private long _count;
+
+        public long Count => Interlocked.Read(ref _count);
+
+        public List<string> Of(string sender)
+        {
+            var list = _bySender.GetOrAdd(sender, _ => []);
+            lock (list)
+            {
+                return [.. list];
+            }
+        }
+
+        public override MessageDisposition FromApp(FixSession session, FixMessage message)
+        {
+            string type = System.Text.Encoding.ASCII.GetString(message.MsgType);
+            int tag = type switch { "AE" => 571, "J" => 70, "AK" => 664, _ => 777 }; // a SET's 162 is inside its group: its 777 is "<162>-M"
+            string id = message.TryGetText(FieldScope.Message, tag, out var v) ? System.Text.Encoding.ASCII.GetString(v) : "?";
+            var list = _bySender.GetOrAdd(session.Id.TargetCompId, _ => []);
+            lock (list)
+            {
+                list.Add(type + " " + id);
+            }
+
+            Interlocked.Increment(ref _count);
+            return MessageDisposition.Accept;
+        }
     }
 }

@@ -143,18 +143,25 @@ public sealed class ScheduleAndLatencyTests
     }
 
     [Theory]
-    [InlineData("T42-NOE", 42 * 8)]
-    [InlineData("T42-ALC1", (42 * 8) + 1)]
-    [InlineData("T42-ALC2", (42 * 8) + 2)]
-    [InlineData("T7-NPR1", (7 * 8) + 3)]
-    [InlineData("T7-NPR2", (7 * 8) + 4)]
-    [InlineData("T1-SET1", 8 + 5)]
-    [InlineData("T1-SET2", 8 + 6)]
-    [InlineData("T1-ALC1R", -1)]
-    [InlineData("T1-ALC3", -1)]
-    [InlineData("X1-NOE", -1)]
-    [InlineData("T-NOE", -1)]
-    [InlineData("T99999999999-NOE", -1)]
-    public void An_answer_ID_names_its_intended_time_slot(string id, int slot) =>
-        Assert.Equal(slot, IntendedTimes.SlotOf(System.Text.Encoding.ASCII.GetBytes(id), out _));
+    [InlineData("T42-NOE", 42, 0)]
+    [InlineData("T42-ALC1", 42, 1)]
+    [InlineData("T42-ALC2", 42, 2)]
+    [InlineData("T7-NPR1", 7, 3)]
+    [InlineData("T7-NPR2", 7, 4)]
+    [InlineData("T1-SET1", 1, 5)]
+    [InlineData("T1-SET2", 1, 6)]
+    [InlineData("T2147483647-SET2", int.MaxValue, 6)]
+    [InlineData("T1-ALC1R", 1, -1)]
+    [InlineData("T1-ALC3", 1, -1)]
+    [InlineData("X1-NOE", 0, -1)]
+    [InlineData("T-NOE", 0, -1)]
+    [InlineData("T99999999999-NOE", 0, -1)]
+    public void An_answer_ID_names_its_trade_and_message_kind(string id, int trade, int kind)
+    {
+        Assert.Equal(kind, IntendedTimes.KindOf(System.Text.Encoding.ASCII.GetBytes(id), out int named));
+        if (kind >= 0)
+        {
+            Assert.Equal(trade, named);
+        }
+    }
 }

@@ -29,13 +29,16 @@ public sealed class SideBySideTests : IDisposable
         var schedule = new OpenLoopSchedule(1000, 0, 0, 10, 0, Stopwatch.Frequency);
         var latency = new LatencyRecorder(Stopwatch.Frequency);
         var intended = new IntendedTimes(10);
-        for (int slot = 0; slot < 8 * 11; slot++)
+        for (int trade = 1; trade <= 10; trade++)
         {
-            intended.Set(slot, 1);
+            for (int kind = 0; kind < IntendedTimes.SlotsPerTrade; kind++)
+            {
+                intended.Set(trade, kind, 1);
+            }
         }
 
         var sink = new TradeSink(intended, schedule, latency);
-        using var initiators = Initiators.Start(participants, EchoPeer.CompId, "127.0.0.1", port, sink, 50_000);
+        using var initiators = Initiators.Start(participants, EchoPeer.CompId, "127.0.0.1", port, sink);
         Assert.True(Initiators.WaitForLogons(initiators, TimeSpan.FromSeconds(60)), "the initiators did not log on");
         var session = acceptor.Sessions.First(s => s.Id.TargetCompId == participants[0]);
         string[] inputs =

@@ -45,7 +45,7 @@ internal sealed record EchoResult(string Peer, OpenLoopSchedule Schedule, Latenc
 }
 
 /// <summary>
-/// The driver against an echo acceptor on a port (no service, no stats file): the same prepared set, open-loop
+/// The driver against an echo acceptor on a port (no service, no stats file): the same streamed set, open-loop
 /// schedule, driver and sink as a measured run; achieved is counted from the sink's acks over the steady part.
 /// </summary>
 internal static class EchoRun
@@ -56,11 +56,11 @@ internal static class EchoRun
         long frequency = Stopwatch.Frequency;
         var sizing = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, 0, frequency);
         var participants = TradeGenerator.Participants;
-        var (messages, intended) = TradeSet.Prepare(sizing.Total, participants);
+        var (set, intended) = TradeSet.Prepare(o.Rate, participants);
         var latency = new LatencyRecorder(frequency);
         var sink = new TradeSink(intended, sizing, latency);
         var notes = new List<string>();
-        using var engine = Initiators.Start(participants, EchoPeer.CompId, "127.0.0.1", peer.Port, sink, sizing.Total);
+        using var engine = Initiators.Start(participants, EchoPeer.CompId, "127.0.0.1", peer.Port, sink);
         if (!Initiators.WaitForLogons(engine, TimeSpan.FromSeconds(60)))
         {
             throw new InvalidDataException($"the participants could not log on to the {peer.Name} echo acceptor on port {peer.Port}");
@@ -76,7 +76,7 @@ internal static class EchoRun
             $"echo ({peer.Name}): {sizing.Total} messages at {o.Rate:F0}/s: warm-up {o.WarmUpSeconds} s, ramps {o.RampSeconds} s, steady {o.SteadySeconds} s"));
         var schedule = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, Stopwatch.GetTimestamp() + (frequency / 10), frequency);
         sink.Schedule = schedule;
-        var driver = new OpenLoopDriver(messages, sessions, schedule, intended, latency);
+        var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency);
         var driverThread = new Thread(() => driver.Run(stopRequested)) { Name = "echo-driver", Priority = ThreadPriority.AboveNormal };
         driverThread.Start();
 
@@ -91,13 +91,7 @@ internal static class EchoRun
         double steadySeconds = (Stopwatch.GetTimestamp() - startTick) / (double)frequency;
         driverThread.Join();
 
-        long ackable = 0;
-        for (long i = 0; i < driver.Next; i++)
-        {
-            ackable += messages[i].MsgType is [(byte)'T'] ? 0 : 1;
-        }
-
-        ackable -= driver.Refused;
+        long ackable = driver.SentAckable;
         var drain = Stopwatch.StartNew();
         while (sink.Acks < ackable && drain.Elapsed.TotalSeconds < o.DrainSeconds)
         {

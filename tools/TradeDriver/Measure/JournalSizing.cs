@@ -10,8 +10,15 @@ namespace RapidFix.TradeDriver.Measure;
 /// (StoreCommitMemory=Y), so they need the memory up front. Sized at startup from rate × duration; a run that cannot
 /// fit is refused before anything starts, never discovered as refused inputs an hour in.
 /// </summary>
-internal readonly record struct JournalSizing(long Inputs, long JournalBytes, long SessionStoreBytes, int Participants)
+internal readonly record struct JournalSizing(long Inputs, long JournalBytes, long SessionStoreBytes, int Participants, long DriverBytes = 0)
 {
+    /// <summary>
+    /// The driver's process apart from its set: the runtime, the four initiators (fixed stores: PersistMessages=N),
+    /// the latency histograms, the sampler's arrays. Measured: about 150 MiB resident at 30,000 messages/s
+    /// (docs/performance.md); rounded up.
+    /// </summary>
+    public const long DriverBaseBytes = 256L << 20;
+
     /// <summary>
     /// Journal bytes one generated input takes, record framing included, with headroom: the generated set's inputs
     /// average about 770 bytes (1 GiB held about 1.4 million of them).
@@ -33,13 +40,14 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     /// The sizes for <paramref name="inputs"/> inputs: the input journal's write window
     /// <paramref name="requestedJournalBytes"/> when given (0: the service's default, whatever the run's length).
     /// </summary>
-    public static JournalSizing For(long inputs, int participants, long requestedJournalBytes)
+    /// <param name="rate">Messages per second: sizes the driver's streamed set and intended-time window (<see cref="TradeSet.BytesFor"/>), not the run's length.</param>
+    public static JournalSizing For(long inputs, int participants, long requestedJournalBytes, double rate = 10_000)
     {
         long journal = requestedJournalBytes > 0 ? requestedJournalBytes : DefaultJournalBytes;
         // Each participant's store is sized for every input (as Verifier.ServiceSettings does): the answers of one
         // participant are fewer, but the count is cheap and an undersized store would refuse answers mid-run.
         long session = Math.Min(Array.MaxLength, Math.Max(100_000, inputs + 1000) * BytesPerAnswer);
-        return new JournalSizing(inputs, journal, session, participants);
+        return new JournalSizing(inputs, journal, session, participants, DriverBaseBytes + TradeSet.BytesFor(rate));
     }
 
     /// <summary>Bytes the input journal's file reaches by the end of the run.</summary>
@@ -49,10 +57,11 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     public long DiskBytes => JournalFileBytes + (Participants * SessionStoreBytes);
 
     /// <summary>
-    /// Bytes of memory the run pins: the service's journal window and session stores, the driver's prepared set
-    /// (about a KiB a message) and its initiators' stores (sized like the service's).
+    /// Bytes of memory the run pins: the service's journal window and session stores (committed at its startup) and
+    /// the driver (<see cref="DriverBytes"/>: its streamed set's ring and intended-time window, sized by the rate, and
+    /// its runtime; the same for a run of any length).
     /// </summary>
-    public long MemoryBytes => JournalBytes + (2 * Participants * SessionStoreBytes) + (Inputs * 1024);
+    public long MemoryBytes => JournalBytes + (Participants * SessionStoreBytes) + DriverBytes;
 
     /// <summary>
     /// Why the run cannot go on this machine, or null when it can: a window outside what one array holds, more
@@ -81,7 +90,7 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
         if (availableMemory >= 0 && MemoryBytes > availableMemory)
         {
             return string.Create(CultureInfo.InvariantCulture,
-                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal window, session stores, the driver's set) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
+                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal window {JournalBytes / (1 << 20):N0} MiB, session stores {Participants * SessionStoreBytes / (1 << 20):N0} MiB, the driver {DriverBytes / (1 << 20):N0} MiB) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
         }
 
         return null;

@@ -98,6 +98,12 @@ internal static class MeasureCommands
                 Console.WriteLine("stopped early on a signal: the figures cover the part that ran");
             }
 
+            if (!run.Step.Sustainable(0))
+            {
+                // The queue that grew (the service's or the persister's lag), just above the figures line.
+                Console.WriteLine(string.Create(Inv, $"UNSUSTAINABLE at {options.Rate:N0}/s ({run.Step.Path}): {run.Step.Why(0)}"));
+            }
+
             Console.WriteLine(LastLine(run));
             bool soakMet = kind != Kind.Soak || SoakVerdict.Of(run.Intervals, MeasureReport.GcCount(run)) is { Met: true };
             return MeasureReport.GcCount(run) == 0 && run.Step.Sustainable(0) && soakMet ? 0 : 1;
@@ -166,7 +172,8 @@ internal static class MeasureCommands
                 var o = baseOptions with { Rate = rate, OutputDirectory = Path.Combine(baseOptions.OutputDirectory, string.Create(Inv, $"rate-{rate:F0}")), Progress = false };
                 last = MeasuredRun.Execute(o, Console.Out, stop.Requested);
                 var result = last.Step;
-                Console.WriteLine(string.Create(Inv, $"offered {result.Offered:N0}/s achieved {result.Achieved:N0}/s bounded {(result.Bounded ? "yes" : "no")} refused {result.Refused:N0} p99 {result.P99Micros:F1} us: {(result.Sustainable(parse.GetValue(p99)) ? "sustainable" : "unsustainable")}"));
+                double limit = parse.GetValue(p99);
+                Console.WriteLine(string.Create(Inv, $"offered {result.Offered:N0}/s achieved {result.Achieved:N0}/s bounded {(result.Bounded ? "yes" : "no")}{(result.Persister is { } pv ? $" persister lag {(pv.Bounded ? "bounded" : "NOT bounded")} ({pv.GrowthPerSecond:F0} inputs/s)" : " (no persister)")} refused {result.Refused:N0} p99 {result.P99Micros:F1} us: {(result.Sustainable(limit) ? "sustainable" : "unsustainable: " + result.Why(limit))}"));
                 return result;
             }
 
@@ -203,6 +210,11 @@ internal static class MeasureCommands
             report.WriteFiles(baseOptions.OutputDirectory);
             Console.WriteLine(report.Text());
             Console.WriteLine($"report: {Path.Combine(baseOptions.OutputDirectory, "report.html")}");
+            if (found is not null)
+            {
+                Console.WriteLine(MeasureReport.MstLine(found));
+            }
+
             return found is null || found.Mst > 0 ? 0 : 1;
         }));
         return command;

@@ -120,6 +120,27 @@ internal sealed class RunResult
     /// <summary>Why no persister ran, or null when one did.</summary>
     public string? PersisterSkipped { get; init; }
 
+    /// <summary>Collections in the driver's own process while it sent (the sampler's and the lag poller's per-interval allocations included).</summary>
+    public long DriverCollections { get; init; }
+
+    /// <summary>Bytes the driver's sending thread allocated from the steady part's first send to the last send (-1: unknown).</summary>
+    public long DriverAllocatedBytes { get; init; } = -1;
+
+    /// <summary>Bytes the driver's whole process allocated while it sent (the sampler's and the lag poller's per-interval work).</summary>
+    public long DriverProcessAllocatedBytes { get; init; }
+
+    /// <summary>The driver's estimated memory: its streamed set, its intended-time window, its runtime (<see cref="JournalSizing.DriverBytes"/>).</summary>
+    public long DriverBytes { get; init; }
+
+    /// <summary>
+    /// The persister's lag judged as a queue over the steady window (the tolerance the service's queues have), or
+    /// null when no persister ran.
+    /// </summary>
+    public PersisterVerdict? PersisterVerdict => Persister is { } p
+        ? Measure.PersisterVerdict.Of(p.Points, p.CatchUpSeconds, (Schedule.StartOf(RunPhase.Steady) - Schedule.Start) / (double)Schedule.Frequency,
+            (Schedule.StartOf(RunPhase.RampDown) - Schedule.Start) / (double)Schedule.Frequency, MeasuredRun.Tolerance(Schedule.Rate))
+        : null;
+
     /// <summary>Sustainable as paper 001 defines it (<see cref="StepResult.Sustainable"/>).</summary>
     public StepResult Step
     {
@@ -127,7 +148,7 @@ internal sealed class RunResult
         {
             var ack = Latency.Of(LatencyChannel.Ack, RunPhase.Steady);
             double P(double p) => ack.TotalCount == 0 ? 0 : ack.GetValueAtPercentile(p) / 1000.0;
-            return new StepResult(Schedule.Rate, AchievedPerSecond, Bounded, GrowthPerSecond, P(50), P(99), P(99.99), Refused);
+            return new StepResult(Schedule.Rate, AchievedPerSecond, Bounded, GrowthPerSecond, P(50), P(99), P(99.99), Refused, PersisterVerdict);
         }
     }
 
@@ -166,10 +187,11 @@ internal static class MeasuredRun
         var sizing = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, 0, frequency);
         var participants = TradeGenerator.Participants;
         // The journal and stores are sized and checked against the machine before anything is generated or started.
-        var journal = JournalSizing.For(sizing.Total, participants.Count, o.JournalBytes);
+        var journal = JournalSizing.For(sizing.Total, participants.Count, o.JournalBytes, o.Rate);
         journal.Check(o.OutputDirectory);
-        var (messages, intended) = TradeSet.Prepare(sizing.Total, participants);
-        output.WriteLine($"measure: {sizing.Total} messages ({messages.Length / 7} trades) at {o.Rate:F0}/s: warm-up {o.WarmUpSeconds} s, ramps {o.RampSeconds} s, steady {o.SteadySeconds} s");
+        var (set, intended) = TradeSet.Prepare(o.Rate, participants);
+        output.WriteLine(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+            $"measure: {sizing.Total} messages ({TradeStream.TradesFor(sizing.Total)} trades, streamed through a ring of {set.Capacity:N0}; intended times of the last {intended.Window:N0} trades) at {o.Rate:F0}/s: warm-up {o.WarmUpSeconds} s, ramps {o.RampSeconds} s, steady {o.SteadySeconds} s"));
         string work = Path.Combine(o.OutputDirectory, "service");
         if (Directory.Exists(work))
         {
@@ -207,7 +229,7 @@ internal static class MeasuredRun
         var latency = new LatencyRecorder(frequency);
         // The schedule that runs starts once the service is ready (below); nothing is sent, so nothing answered, before.
         var sink = new TradeSink(intended, sizing, latency);
-        using var engine = Initiators.Start(participants, "MATCH", "127.0.0.1", service.Port, sink, sizing.Total);
+        using var engine = Initiators.Start(participants, "MATCH", "127.0.0.1", service.Port, sink);
         if (!Initiators.WaitForLogons(engine, TimeSpan.FromSeconds(60)))
         {
             throw new InvalidDataException($"the participants could not log on to the service on port {service.Port}");
@@ -244,21 +266,25 @@ internal static class MeasuredRun
         var schedule = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, Stopwatch.GetTimestamp() + (frequency / 10), frequency);
         sink.Schedule = schedule;
         persister?.StartPolling(Journalled, () => (Stopwatch.GetTimestamp() - schedule.Start) / (double)frequency, TimeSpan.FromSeconds(o.IntervalSeconds));
-        var driver = new OpenLoopDriver(messages, sessions, schedule, intended, latency);
+        var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency);
         var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
         var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
         samplerThread.Start();
+        // Start sending on an empty young generation: what startup allocated (the service's start-up, the sessions,
+        // the sampler's histograms, an earlier step's run) is collected now, not while the driver measures.
+        Thread.Sleep(20);
+        GC.Collect();
+        GC.WaitForPendingFinalizers();
+        GC.Collect();
+        long driverCollections = DriverCollections();
+        long processAllocated = GC.GetTotalAllocatedBytes(precise: false);
         var driverThread = new Thread(() => driver.Run(stopRequested)) { Name = "measure-driver", Priority = ThreadPriority.AboveNormal };
         driverThread.Start();
         driverThread.Join();
+        driverCollections = DriverCollections() - driverCollections;
+        processAllocated = GC.GetTotalAllocatedBytes(precise: false) - processAllocated;
 
-        long ackable = 0;
-        for (long i = 0; i < driver.Next; i++)
-        {
-            ackable += messages[i].MsgType is [(byte)'T'] ? 0 : 1;
-        }
-
-        ackable -= driver.Refused; // a refused send gets no ack (close enough: refusals are reported on their own)
+        long ackable = driver.SentAckable; // a refused send gets no ack
         var drain = Stopwatch.StartNew();
         while (sink.Acks < ackable && drain.Elapsed.TotalSeconds < o.DrainSeconds && !service.HasExited)
         {
@@ -315,7 +341,7 @@ internal static class MeasuredRun
         double steadySeconds = steady.Count > 1 ? (steady[^1].Tick - steady[0].Tick) / (double)frequency : 0;
         double achieved = steadySeconds > 0 ? (steady[^1].Matched - steady[0].Matched) / steadySeconds : 0;
         double sentRate = steadySeconds > 0 ? (steady[^1].DriverSent - steady[0].DriverSent) / steadySeconds : 0;
-        bool bounded = OperationalAnalysis.Bounded(steady, frequency, Math.Max(1000, o.Rate * 0.1), out double growth);
+        bool bounded = OperationalAnalysis.Bounded(steady, frequency, Tolerance(o.Rate), out double growth);
         OperationalReport? analysis = steady.Count >= 2 && stats is not null ? OperationalAnalysis.Analyze(steady, frequency) : null;
         if (stats is null)
         {
@@ -330,6 +356,16 @@ internal static class MeasuredRun
         if (sink.Untraced > 0)
         {
             notes.Add($"{sink.Untraced} answers named no message the driver sent (not measured)");
+        }
+
+        if (sink.TooLate > 0)
+        {
+            notes.Add($"{sink.TooLate} answers came back more than {IntendedTimes.LatenessSeconds:F0} s of trades late (their intended time was reused): counted, not timed");
+        }
+
+        if (set.FormattedInline > 0)
+        {
+            notes.Add($"the driver formatted {set.FormattedInline} messages inline, due before the stream had them ready (still timed from their intended times)");
         }
 
         return new RunResult
@@ -361,8 +397,18 @@ internal static class MeasuredRun
             Sizing = journal,
             Persister = persisted,
             PersisterSkipped = skipped,
+            DriverCollections = driverCollections,
+            DriverAllocatedBytes = driver.AllocatedWhileSending,
+            DriverProcessAllocatedBytes = processAllocated,
+            DriverBytes = journal.DriverBytes,
         };
     }
+
+    /// <summary>The growth a queue may show over the steady window: a tenth of a second's messages, at least 1,000.</summary>
+    internal static double Tolerance(double rate) => Math.Max(1000, rate * 0.1);
+
+    /// <summary>The driver process's collections so far, every generation.</summary>
+    internal static long DriverCollections() => GC.CollectionCount(0) + GC.CollectionCount(1) + GC.CollectionCount(2);
 
     // The samples from the steady part's start to its end.
     private static ArraySegment<QueueSample> SteadyWindow(QueueSample[] samples, OpenLoopSchedule schedule)
@@ -377,15 +423,25 @@ internal static class MeasuredRun
 /// <summary>The driver's participants: one RapidFix initiator session each, every answer to the sink.</summary>
 internal static class Initiators
 {
-    public static FixEngine Start(IReadOnlyList<string> participants, string serviceCompId, string host, int port, IFixApplication sink, long messages)
+    /// <summary>Messages and bytes of each initiator's express store: nothing is kept (PersistMessages=N), so a fixed small one.</summary>
+    public const int StoreMessages = 10_000;
+
+    /// <inheritdoc cref="StoreMessages"/>
+    public const int StoreBytes = 1 << 20;
+
+    /// <summary>
+    /// Starts one initiator per participant. The driver keeps nothing it sends (PersistMessages=N: a resend request
+    /// would be answered with a gap fill, and the service never asks for one on loopback), so its memory does not
+    /// grow with the run.
+    /// </summary>
+    public static FixEngine Start(IReadOnlyList<string> participants, string serviceCompId, string host, int port, IFixApplication sink)
     {
-        long storeMessages = Math.Max(100_000, messages + 10_000);
         var text = new System.Text.StringBuilder();
         text.AppendLine("[DEFAULT]").AppendLine("ConnectionType=initiator").AppendLine($"SocketConnectHost={host}").AppendLine($"SocketConnectPort={port}")
             .AppendLine("ReconnectInterval=1").AppendLine("HeartBtInt=30").AppendLine("StartTime=00:00:00").AppendLine("EndTime=00:00:00")
             // Open loop: the answers of a stalled service pile up here rather than slow the driver.
-            .AppendLine("OutboundQueueDepth=262144").AppendLine("StoreType=express").AppendLine($"StoreMaxMessages={storeMessages}")
-            .AppendLine($"StoreMaxBytes={Math.Min(Array.MaxLength, storeMessages * 600)}");
+            .AppendLine("OutboundQueueDepth=262144").AppendLine("StoreType=express").AppendLine("PersistMessages=N")
+            .AppendLine($"StoreMaxMessages={StoreMessages}").AppendLine($"StoreMaxBytes={StoreBytes}");
         foreach (var id in participants)
         {
             text.AppendLine("[SESSION]").AppendLine("BeginString=FIX.4.4").AppendLine($"SenderCompID={id}").AppendLine($"TargetCompID={serviceCompId}");

@@ -1,3 +1,5 @@
+using System.Globalization;
+
 namespace RapidFix.TradeDriver.Measure;
 
 /// <summary>What one step at a fixed offered rate gave.</summary>
@@ -9,8 +11,9 @@ namespace RapidFix.TradeDriver.Measure;
 /// <param name="P99Micros">p99 end to end, µs.</param>
 /// <param name="P9999Micros">p99.99 end to end, µs.</param>
 /// <param name="Refused">Sends refused for back-pressure (the driver's sessions or the service's).</param>
+/// <param name="Persister">The persister's lag as a queue of the verdict, or null when no persister ran (the service alone).</param>
 internal sealed record StepResult(double Offered, double Achieved, bool Bounded, double GrowthPerSecond, double P50Micros, double P99Micros,
-    double P9999Micros, long Refused)
+    double P9999Micros, long Refused, PersisterVerdict? Persister = null)
 {
     /// <summary>Achieved must be at least this fraction of offered for the step to be sustainable.</summary>
     public const double AchievedFraction = 0.98;
@@ -21,7 +24,90 @@ internal sealed record StepResult(double Offered, double Achieved, bool Bounded,
     /// and, when a limit is given, p99 end to end within it.
     /// </summary>
     public bool Sustainable(double p99LimitMicros) =>
-        Bounded && Refused == 0 && Achieved >= Offered * AchievedFraction && (p99LimitMicros <= 0 || P99Micros <= p99LimitMicros);
+        Bounded && Refused == 0 && Achieved >= Offered * AchievedFraction && (p99LimitMicros <= 0 || P99Micros <= p99LimitMicros)
+        && (Persister is null || Persister.Bounded);
+
+    /// <summary>Why the step is unsustainable, naming the queue that grew (empty when it is sustainable).</summary>
+    public string Why(double p99LimitMicros)
+    {
+        var why = new List<string>();
+        if (!Bounded)
+        {
+            why.Add(string.Create(CultureInfo.InvariantCulture, $"messages inside the service (sent - matched) grew {GrowthPerSecond:N0}/s"));
+        }
+
+        if (Persister is { Bounded: false } p)
+        {
+            why.Add(p.Why);
+        }
+
+        if (Achieved < Offered * AchievedFraction)
+        {
+            why.Add(string.Create(CultureInfo.InvariantCulture, $"achieved {Achieved:N0}/s < {AchievedFraction:P0} of offered"));
+        }
+
+        if (Refused > 0)
+        {
+            why.Add(string.Create(CultureInfo.InvariantCulture, $"{Refused:N0} sends refused"));
+        }
+
+        if (p99LimitMicros > 0 && P99Micros > p99LimitMicros)
+        {
+            why.Add(string.Create(CultureInfo.InvariantCulture, $"p99 {P99Micros:F0} us above the {p99LimitMicros:F0} us limit"));
+        }
+
+        return string.Join("; ", why);
+    }
+
+    /// <summary>The path the step measured: the service with the persister, or the service alone.</summary>
+    public string Path => Persister is null ? "the service alone (no persister)" : "the whole path (service and PostgreSQL persister)";
+}
+
+/// <summary>
+/// The persister's lag (inputs the service journalled minus those PostgreSQL holds) judged as a queue of the step,
+/// by the rule the service's own queues follow (<see cref="OperationalAnalysis.Bounded"/>: the least-squares slope
+/// over the steady window, times the window, within the tolerance), plus a drain check: after the last answer the
+/// persister must catch up within the drain time.
+/// </summary>
+/// <param name="Grew">The lag's growth over the steady window exceeded the tolerance.</param>
+/// <param name="GrowthPerSecond">The lag's least-squares slope over the steady window, inputs per second.</param>
+/// <param name="CaughtUp">Whether PostgreSQL held every journalled input within the drain time after the step.</param>
+/// <param name="Samples">Lag samples in the steady window.</param>
+/// <param name="MaxLag">The largest lag sampled in the window, inputs.</param>
+internal sealed record PersisterVerdict(bool Grew, double GrowthPerSecond, bool CaughtUp, int Samples, long MaxLag)
+{
+    /// <summary>The lag showed no growth over the steady window and drained after the step.</summary>
+    public bool Bounded => !Grew && CaughtUp;
+
+    /// <summary>The persister's lag judged over the steady window [<paramref name="from"/>, <paramref name="to"/>] (seconds of the run's clock).</summary>
+    public static PersisterVerdict Of(IReadOnlyList<LagPoint> points, double? catchUpSeconds, double from, double to, double tolerance)
+    {
+        var x = new List<double>();
+        var y = new List<double>();
+        long max = 0;
+        foreach (var p in points)
+        {
+            if (p.Seconds >= from && p.Seconds <= to)
+            {
+                x.Add(p.Seconds);
+                y.Add(p.Lag);
+                max = Math.Max(max, p.Lag);
+            }
+        }
+
+        double growth = x.Count >= 3 ? OperationalAnalysis.Slope(x.ToArray(), y.ToArray()) : 0;
+        double window = x.Count >= 2 ? x[^1] - x[0] : 0;
+        return new PersisterVerdict(growth * window > tolerance, growth, catchUpSeconds is not null, x.Count, max);
+    }
+
+    /// <summary>What is wrong with the persister's lag (empty when bounded).</summary>
+    public string Why => Bounded ? ""
+        : !Grew ? "persister lag (journalled - persisted) did not drain after the step"
+        : string.Create(CultureInfo.InvariantCulture, $"persister lag (journalled - persisted) grew {GrowthPerSecond:N0} inputs/s{(CaughtUp ? "" : " and did not drain after the step")}");
+
+    /// <summary>One line for the report.</summary>
+    public string Line => string.Create(CultureInfo.InvariantCulture,
+        $"persister lag {(Bounded ? "bounded" : "NOT bounded")} (growth {GrowthPerSecond:F1} inputs/s over the steady part, {Samples} samples, max {MaxLag:N0}; {(CaughtUp ? "drained" : "NOT drained")} after the step)");
 }
 
 /// <summary>What the MST search found.</summary>

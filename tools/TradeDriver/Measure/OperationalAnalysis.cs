@@ -141,20 +141,32 @@ internal static class OperationalAnalysis
             return true;
         }
 
-        double n = samples.Length, sx = 0, sy = 0, sxx = 0, sxy = 0;
-        foreach (ref readonly var s in samples)
+        var xs = new double[samples.Length];
+        var ys = new double[samples.Length];
+        for (int i = 0; i < samples.Length; i++)
         {
-            double x = (s.Tick - samples[0].Tick) / (double)ticksPerSecond;
-            double y = s.DriverSent - s.Matched;
-            sx += x;
-            sy += y;
-            sxx += x * x;
-            sxy += x * y;
+            xs[i] = (samples[i].Tick - samples[0].Tick) / (double)ticksPerSecond;
+            ys[i] = samples[i].DriverSent - samples[i].Matched;
+        }
+
+        growthPerSecond = Slope(xs, ys);
+        double window = (samples[^1].Tick - samples[0].Tick) / (double)ticksPerSecond;
+        return growthPerSecond * window <= tolerance;
+    }
+
+    /// <summary>The least-squares slope of <paramref name="y"/> against <paramref name="x"/> (0 with fewer than two distinct x).</summary>
+    public static double Slope(ReadOnlySpan<double> x, ReadOnlySpan<double> y)
+    {
+        double n = x.Length, sx = 0, sy = 0, sxx = 0, sxy = 0;
+        for (int i = 0; i < x.Length; i++)
+        {
+            sx += x[i];
+            sy += y[i];
+            sxx += x[i] * x[i];
+            sxy += x[i] * y[i];
         }
 
         double denominator = (n * sxx) - (sx * sx);
-        growthPerSecond = denominator > 0 ? ((n * sxy) - (sx * sy)) / denominator : 0;
-        double window = (samples[^1].Tick - samples[0].Tick) / (double)ticksPerSecond;
-        return growthPerSecond * window <= tolerance;
+        return denominator > 0 ? ((n * sxy) - (sx * sy)) / denominator : 0;
     }
 }

@@ -10,48 +10,130 @@ namespace RapidFix.TradeDriver.Measure;
 /// Where each trade message's intended send time is kept until its answer comes back. The matching service answers
 /// with the input's own ID (TradeReportID, AllocID, ConfirmID: "T&lt;trade&gt;-NOE", "-ALC1"...), not with arbitrary
 /// fields, so the intended time rides on that ID: the driver writes it into the slot the ID names when it sends, and
-/// the sink reads it back from the slot the answer's ID names. A pre-sized array: no clock games (one process, one
-/// clock) and no allocation.
+/// the sink reads it back from the slot the answer's ID names. A ring of rows, one per trade number modulo
+/// <see cref="Window"/> (a power of two), each row tagged with the trade that owns it: memory is fixed by the rate
+/// (<see cref="WindowFor"/>: the trades of <see cref="LatenessSeconds"/>), not by the run's length. An answer that
+/// comes back after its row was taken by a later trade is <see cref="Overwritten"/>: counted, never timed against
+/// another trade's send. No clock games (one process, one clock) and no allocation.
 /// </summary>
 internal sealed class IntendedTimes
 {
     /// <summary>Slots per trade: NOE, ALC1, ALC2, NPR1, NPR2, SET1, SET2 (and one spare).</summary>
     public const int SlotsPerTrade = 8;
 
+    /// <summary>How late an answer may come (seconds of trades at the run's rate) and still be timed: the soak's drain.</summary>
+    public const double LatenessSeconds = 120;
+
+    /// <summary>What <see cref="Get"/> returns for an answer whose row a later trade took (too late to time).</summary>
+    public const long Overwritten = -1;
+
+    private const int MinWindow = 1024;
+
     private readonly long[] _ticks;
+    private readonly int[] _owner;
+    private readonly int _mask;
 
-    public IntendedTimes(int trades) => _ticks = new long[(trades + 1) * SlotsPerTrade];
-
-    /// <summary>The trades the table holds (numbers 1..Trades).</summary>
-    public int Trades => (_ticks.Length / SlotsPerTrade) - 1;
-
-    public void Set(int slot, long tick) => Volatile.Write(ref _ticks[slot], tick);
-
-    /// <summary>The intended time of a slot; 0 when nothing was sent for it.</summary>
-    public long Get(int slot) => (uint)slot < (uint)_ticks.Length ? Volatile.Read(ref _ticks[slot]) : 0;
-
-    /// <summary>The latest intended time among a trade's messages (the one that can complete its match); 0 when none.</summary>
-    public long LatestOfTrade(int trade)
+    /// <param name="window">Trades held at once: rounded up to a power of two (at least 1,024).</param>
+    public IntendedTimes(long window)
     {
-        if (trade <= 0 || trade > Trades)
+        Window = RoundUp(window);
+        _mask = Window - 1;
+        _ticks = new long[(long)Window * SlotsPerTrade];
+        _owner = new int[Window];
+    }
+
+    /// <summary>The trades the ring holds at once.</summary>
+    public int Window { get; }
+
+    /// <summary>The window for a run at <paramref name="messagesPerSecond"/>: the trades of <see cref="LatenessSeconds"/>, whatever the run's length.</summary>
+    public static long WindowFor(double messagesPerSecond) => (long)Math.Ceiling(messagesPerSecond / TradeStream.PerTrade * LatenessSeconds);
+
+    /// <summary>Bytes a ring of <paramref name="window"/> trades holds.</summary>
+    public static long BytesFor(long window) => (long)RoundUp(window) * ((SlotsPerTrade * sizeof(long)) + sizeof(int));
+
+    /// <summary>Bytes this ring holds.</summary>
+    public long Bytes => ((long)_ticks.Length * sizeof(long)) + ((long)_owner.Length * sizeof(int));
+
+    /// <summary>
+    /// The driver, as it sends message <paramref name="kind"/> of <paramref name="trade"/>: records its intended time
+    /// (0: the send was refused). The first message of a trade takes the row from whatever trade held it.
+    /// </summary>
+    public void Set(int trade, int kind, long tick)
+    {
+        int row = trade & _mask;
+        int at = row * SlotsPerTrade;
+        if (Volatile.Read(ref _owner[row]) != trade)
+        {
+            // Owner first, then the times: a reader that sees a new time sees the new owner too.
+            Volatile.Write(ref _owner[row], trade);
+            for (int k = 0; k < SlotsPerTrade; k++)
+            {
+                Volatile.Write(ref _ticks[at + k], 0);
+            }
+        }
+
+        Volatile.Write(ref _ticks[at + kind], tick);
+    }
+
+    /// <summary>The intended time of a trade's message; 0 when nothing was sent for it, <see cref="Overwritten"/> when its row went to a later trade.</summary>
+    public long Get(int trade, int kind)
+    {
+        if (trade <= 0 || (uint)kind >= SlotsPerTrade)
         {
             return 0;
+        }
+
+        int row = trade & _mask;
+        int owner = Volatile.Read(ref _owner[row]);
+        if (owner != trade)
+        {
+            return owner > trade ? Overwritten : 0;
+        }
+
+        long tick = Volatile.Read(ref _ticks[(row * SlotsPerTrade) + kind]);
+        return Volatile.Read(ref _owner[row]) == trade ? tick : Overwritten;
+    }
+
+    /// <summary>The latest intended time among a trade's messages (the one that can complete its match); 0 when none, <see cref="Overwritten"/> when too late.</summary>
+    public long LatestOfTrade(int trade)
+    {
+        if (trade <= 0)
+        {
+            return 0;
+        }
+
+        int row = trade & _mask;
+        int owner = Volatile.Read(ref _owner[row]);
+        if (owner != trade)
+        {
+            return owner > trade ? Overwritten : 0;
         }
 
         long latest = 0;
         for (int k = 0; k < SlotsPerTrade; k++)
         {
-            latest = Math.Max(latest, Volatile.Read(ref _ticks[(trade * SlotsPerTrade) + k]));
+            latest = Math.Max(latest, Volatile.Read(ref _ticks[(row * SlotsPerTrade) + k]));
         }
 
-        return latest;
+        return Volatile.Read(ref _owner[row]) == trade ? latest : Overwritten;
+    }
+
+    private static int RoundUp(long window)
+    {
+        long w = Math.Max(MinWindow, window);
+        if (w > 1 << 30)
+        {
+            throw new ArgumentOutOfRangeException(nameof(window), "more than 2^30 trades in flight");
+        }
+
+        return (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)w);
     }
 
     /// <summary>
-    /// The slot an ID names: "T&lt;n&gt;-NOE" is trade n's slot 0, "-ALC1"/"-ALC2" 1 and 2, "-NPR1"/"-NPR2" 3 and 4,
-    /// "-SET1"/"-SET2" 5 and 6; -1 for anything else (an amendment's ID, a foreign one).
+    /// The trade and message kind an ID names: "T&lt;n&gt;-NOE" is trade n's kind 0, "-ALC1"/"-ALC2" 1 and 2,
+    /// "-NPR1"/"-NPR2" 3 and 4, "-SET1"/"-SET2" 5 and 6; -1 for anything else (an amendment's ID, a foreign one).
     /// </summary>
-    public static int SlotOf(ReadOnlySpan<byte> id, out int trade)
+    public static int KindOf(ReadOnlySpan<byte> id, out int trade)
     {
         trade = 0;
         if (id.Length < 6 || id[0] != (byte)'T')
@@ -88,21 +170,21 @@ internal sealed class IntendedTimes
             k += kind[3] - '1';
         }
 
-        return (int)((n * SlotsPerTrade) + k);
+        return k;
     }
 }
 
-/// <summary>One message of the driver's set, ready to send: its session, type, body and intended-time slot.</summary>
-internal readonly record struct PreparedMessage(int Session, byte[] MsgType, byte[] Body, int Slot);
-
 /// <summary>
-/// The open-loop driver: sends the prepared set on the schedule, each message at (or as soon as possible after)
-/// its intended time, never waiting for answers. A refused send (the session's back-pressure) is counted and the
-/// message dropped: the schedule goes on. <see cref="SendDue"/> is the hot path and allocates nothing.
+/// The open-loop driver: sends the streamed set (<see cref="TradeStream"/>) on the schedule, each message at (or as
+/// soon as possible after) its intended time, never waiting for answers. A refused send (the session's back-pressure)
+/// is counted and the message dropped: the schedule goes on. Between sends it formats the next messages into the
+/// stream's ring, until the next one is due; a message due before it was formatted is formatted inline (counted,
+/// <see cref="TradeStream.FormattedInline"/>) and still timed from its own intended time. <see cref="SendDue"/> and
+/// <see cref="Run"/> allocate nothing.
 /// </summary>
 internal sealed class OpenLoopDriver
 {
-    private readonly PreparedMessage[] _messages;
+    private readonly TradeStream _set;
     private readonly FixSession[] _sessions;
     private readonly OpenLoopSchedule _schedule;
     private readonly IntendedTimes _intended;
@@ -110,15 +192,17 @@ internal sealed class OpenLoopDriver
     private long _next;
     private long _refused;
     private long _sentByPhaseSteady;
+    private long _sentAckable;
+    private long _allocated = -1;
 
-    public OpenLoopDriver(PreparedMessage[] messages, FixSession[] sessions, OpenLoopSchedule schedule, IntendedTimes intended, LatencyRecorder latency)
+    public OpenLoopDriver(TradeStream set, FixSession[] sessions, OpenLoopSchedule schedule, IntendedTimes intended, LatencyRecorder latency)
     {
-        if (messages.Length < schedule.Total)
+        if (set.Formatted != 0)
         {
-            throw new ArgumentException($"the schedule needs {schedule.Total} messages, the set has {messages.Length}", nameof(messages));
+            throw new ArgumentException("the driver starts a stream from its first message", nameof(set));
         }
 
-        _messages = messages;
+        _set = set;
         _sessions = sessions;
         _schedule = schedule;
         _intended = intended;
@@ -134,6 +218,12 @@ internal sealed class OpenLoopDriver
     /// <summary>Messages of the steady phase sent.</summary>
     public long SentSteady => Interlocked.Read(ref _sentByPhaseSteady);
 
+    /// <summary>Messages sent that the service acks (all but SETs, which it acks only to refuse).</summary>
+    public long SentAckable => Interlocked.Read(ref _sentAckable);
+
+    /// <summary>Bytes the driver's thread allocated from the steady part's first send to its last send (<see cref="Run"/>); -1 before it ends.</summary>
+    public long AllocatedWhileSending => Interlocked.Read(ref _allocated);
+
     /// <summary>Whether the whole schedule was sent.</summary>
     public bool Done => Next >= _schedule.Total;
 
@@ -145,47 +235,73 @@ internal sealed class OpenLoopDriver
         int n = 0;
         while (next < due)
         {
-            ref readonly var m = ref _messages[next];
+            if (!_set.Ensure(next))
+            {
+                throw new InvalidOperationException("the stream's ring is full of messages not sent");
+            }
+
+            int trade = _set.TradeOf(next), kind = _set.KindOf(next);
             long intended = _schedule.IntendedTime(next);
             var phase = _schedule.PhaseOf(next);
-            _intended.Set(m.Slot, intended);
-            if (_sessions[m.Session].Send(m.MsgType, m.Body) == SendResult.Sent)
+            _intended.Set(trade, kind, intended);
+            if (_sessions[_set.SessionOf(next)].Send(_set.MsgTypeOf(next), _set.BodyOf(next)) == SendResult.Sent)
             {
                 _latency.Record(LatencyChannel.Send, phase, Stopwatch.GetTimestamp() - intended);
                 if (phase == RunPhase.Steady)
                 {
                     _sentByPhaseSteady++;
                 }
+
+                if (!TradeStream.IsSet(kind))
+                {
+                    Interlocked.Increment(ref _sentAckable);
+                }
             }
             else
             {
-                _intended.Set(m.Slot, 0);
+                _intended.Set(trade, kind, 0);
                 Interlocked.Increment(ref _refused);
             }
 
             next++;
             n++;
+            _set.Release(next);
         }
 
         Volatile.Write(ref _next, next);
         return n;
     }
 
+    /// <summary>Formats ahead into the stream's ring until the next message is due (or the ring is full).</summary>
+    public int FormatAhead() => Done ? 0 : _set.FillAhead(_schedule.IntendedTime(Next));
+
     /// <summary>
-    /// Runs the schedule to its end (or until <paramref name="stop"/>): sends what is due, then sleeps a millisecond
-    /// or yields until the next message is due. The sleep makes bursts of about a millisecond's messages; their
-    /// latencies still count from their own intended times.
+    /// Runs the schedule to its end (or until <paramref name="stop"/>): sends what is due, formats ahead, then sleeps
+    /// a millisecond or yields until the next message is due. The sleep makes bursts of about a millisecond's
+    /// messages; their latencies still count from their own intended times.
     /// </summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)] // no on-stack replacement of the loop (which allocates a little on this thread)
     public void Run(Func<bool> stop)
     {
+        FormatAhead();
+        SendDue(_schedule.Start - 1); // nothing is due yet: compiles the send path before the count starts
+        long steady = _schedule.FirstOf(RunPhase.Steady);
+        long allocated = -1;
         while (!Done && !stop())
         {
+            if (allocated < 0 && Next >= steady)
+            {
+                // Counted from the end of the warm-up (a session's first send on this thread sets up its own state once).
+                allocated = GC.GetAllocatedBytesForCurrentThread();
+            }
+
             SendDue(Stopwatch.GetTimestamp());
             if (Done)
             {
                 break;
             }
 
+            FormatAhead();
             long wait = _schedule.IntendedTime(Next) - Stopwatch.GetTimestamp();
             if (wait > _schedule.Frequency / 1000)
             {
@@ -196,6 +312,8 @@ internal sealed class OpenLoopDriver
                 Thread.Yield();
             }
         }
+
+        Interlocked.Exchange(ref _allocated, allocated < 0 ? 0 : GC.GetAllocatedBytesForCurrentThread() - allocated);
     }
 }
 
@@ -215,6 +333,7 @@ internal sealed class TradeSink : Engine.Sessions.FixApplicationBase
     private long _cls;
     private long _notices;
     private long _untraced;
+    private long _tooLate;
 
     public TradeSink(IntendedTimes intended, OpenLoopSchedule schedule, LatencyRecorder latency)
     {
@@ -248,6 +367,9 @@ internal sealed class TradeSink : Engine.Sessions.FixApplicationBase
     /// <summary>Answers whose ID named no message the driver sent (not measured).</summary>
     public long Untraced => Interlocked.Read(ref _untraced);
 
+    /// <summary>Answers that came back after their trade's intended-time row went to a later trade (<see cref="IntendedTimes.LatenessSeconds"/>): counted, not timed.</summary>
+    public long TooLate => Interlocked.Read(ref _tooLate);
+
     public override MessageDisposition FromApp(FixSession session, FixMessage message)
     {
         Observe(message, Stopwatch.GetTimestamp());
@@ -275,11 +397,18 @@ internal sealed class TradeSink : Engine.Sessions.FixApplicationBase
         if (type.SequenceEqual("AK"u8))
         {
             if (message.TryGetText(FieldScope.Message, 773, out var confirmType) && confirmType.SequenceEqual("1"u8)
-                && message.TryGetText(FieldScope.Message, 70, out var allocId) && IntendedTimes.SlotOf(allocId, out int trade) >= 0
-                && _intended.LatestOfTrade(trade) is var latest and > 0)
+                && message.TryGetText(FieldScope.Message, 70, out var allocId) && IntendedTimes.KindOf(allocId, out int trade) >= 0
+                && _intended.LatestOfTrade(trade) is var latest and (> 0 or IntendedTimes.Overwritten))
             {
                 Interlocked.Increment(ref _cls);
-                _latency.Record(LatencyChannel.Cls, Schedule.PhaseAt(latest), now - latest);
+                if (latest > 0)
+                {
+                    _latency.Record(LatencyChannel.Cls, Schedule.PhaseAt(latest), now - latest);
+                }
+                else
+                {
+                    Interlocked.Increment(ref _tooLate);
+                }
             }
             else
             {
@@ -307,10 +436,17 @@ internal sealed class TradeSink : Engine.Sessions.FixApplicationBase
 
     private void RecordAck(FixMessage message, int tag, long now)
     {
-        if (message.TryGetText(FieldScope.Message, tag, out var id) && IntendedTimes.SlotOf(id, out _) is int slot and >= 0
-            && _intended.Get(slot) is var intended and > 0)
+        if (message.TryGetText(FieldScope.Message, tag, out var id) && IntendedTimes.KindOf(id, out int trade) is int kind and >= 0
+            && _intended.Get(trade, kind) is var intended and (> 0 or IntendedTimes.Overwritten))
         {
-            _latency.Record(LatencyChannel.Ack, Schedule.PhaseAt(intended), now - intended);
+            if (intended > 0)
+            {
+                _latency.Record(LatencyChannel.Ack, Schedule.PhaseAt(intended), now - intended);
+            }
+            else
+            {
+                Interlocked.Increment(ref _tooLate);
+            }
         }
         else
         {
@@ -325,37 +461,17 @@ internal sealed class TradeSink : Engine.Sessions.FixApplicationBase
     }
 }
 
-/// <summary>Builds the driver's set: good trades only (every one should match), each message with its session and slot.</summary>
+/// <summary>The driver's set: good trades only (every one should match), streamed, and where their intended times wait.</summary>
 internal static class TradeSet
 {
-    /// <summary>Generates enough standard trades for <paramref name="messages"/> messages and prepares them.</summary>
-    public static (PreparedMessage[] Messages, IntendedTimes Intended) Prepare(long messages, IReadOnlyList<string> participants, int seed = 7)
-    {
-        int trades = (int)Math.Min(int.MaxValue - 1, (messages / 7) + 2);
-        var (list, _) = TradeGenerator.Generate(new GeneratorOptions { Trades = trades, Seed = seed });
-        var prepared = new PreparedMessage[list.Count];
-        for (int i = 0; i < list.Count; i++)
-        {
-            var m = list[i];
-            int session = IndexOf(participants, m.Sender);
-            int slot = IntendedTimes.SlotOf(System.Text.Encoding.ASCII.GetBytes(m.Id), out _);
-            prepared[i] = new PreparedMessage(session, System.Text.Encoding.ASCII.GetBytes(m.MsgType), System.Text.Encoding.ASCII.GetBytes(m.Body),
-                slot < 0 ? 0 : slot);
-        }
+    /// <summary>
+    /// The set for a run at <paramref name="rate"/> messages/s: a <see cref="TradeStream"/> ring and an
+    /// <see cref="IntendedTimes"/> window, both sized by the rate alone (a run of any length holds the same).
+    /// </summary>
+    public static (TradeStream Set, IntendedTimes Intended) Prepare(double rate, IReadOnlyList<string> participants, int seed = 7, int capacity = TradeStream.DefaultCapacity) =>
+        (new TradeStream(participants, capacity, seed), new IntendedTimes(IntendedTimes.WindowFor(rate)));
 
-        return (prepared, new IntendedTimes(trades));
-    }
-
-    private static int IndexOf(IReadOnlyList<string> participants, string id)
-    {
-        for (int i = 0; i < participants.Count; i++)
-        {
-            if (participants[i] == id)
-            {
-                return i;
-            }
-        }
-
-        throw new InvalidDataException($"the set names participant {id}, who has no session");
-    }
+    /// <summary>Bytes the driver's set holds for a run at <paramref name="rate"/> (ring and intended-time window), whatever its length.</summary>
+    public static long BytesFor(double rate, int capacity = TradeStream.DefaultCapacity) =>
+        TradeStream.BytesFor(capacity) + IntendedTimes.BytesFor(IntendedTimes.WindowFor(rate));
 }

@@ -56,6 +56,8 @@ internal sealed class MeasureReport
         {
             h.Add(("store", $"journal session stores and input journal (write window {r.Sizing.JournalBytes / (1 << 20):N0} MiB, committed at startup; session stores committed at startup), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
                             (r.Persister is { } p ? p.Description : r.PersisterSkipped is { } why ? $"no PostgreSQL persister ({why})" : "no PostgreSQL persister")));
+            h.Add(("path", PathLine(r)));
+            h.Add(("driver", string.Create(Inv, $"the set streamed (formatted a little ahead into a fixed ring, nothing held for the run), about {r.DriverBytes / (1 << 20):N0} MiB whatever the run's length; while sending: {r.DriverCollections} GCs in the driver's process, {(r.DriverAllocatedBytes < 0 ? "?" : r.DriverAllocatedBytes.ToString("N0", Inv))} bytes allocated by its sending thread after the warm-up, {r.DriverProcessAllocatedBytes:N0} by the whole process (the sampler's and the lag poller's per-interval work)")));
             h.Add(("rates", $"asked {r.Schedule.Rate:N0} messages/s; sent {r.SentPerSecond:N0}/s, achieved (matched) {r.AchievedPerSecond:N0}/s over the steady {r.Schedule.SecondsOf(RunPhase.Steady):F0} s"));
         }
 
@@ -97,7 +99,14 @@ internal sealed class MeasureReport
             }
 
             t.Append(Inv, $"\nsent {r.Sent:N0}, refused {r.Refused:N0}; acks {r.Acks:N0} of {r.ExpectedAcks:N0} (rejecting {r.Rejected:N0}), CLS {r.Cls:N0}, exceptions {r.Notices:N0}; drained in {r.DrainSeconds:F1} s\n");
-            t.Append(Inv, $"queues {(r.Bounded ? "bounded" : "NOT bounded")} (growth {r.GrowthPerSecond:F1} messages/s over the steady part): {(r.Step.Sustainable(0) ? "sustainable" : "UNSUSTAINABLE")} at {r.Schedule.Rate:N0}/s\n");
+            t.Append(Inv, $"queues {(r.Bounded ? "bounded" : "NOT bounded")} (growth {r.GrowthPerSecond:F1} messages/s over the steady part)");
+            if (r.PersisterVerdict is { } pv)
+            {
+                t.Append("; ").Append(pv.Line);
+            }
+
+            var step = r.Step;
+            t.Append(Inv, $": {(step.Sustainable(0) ? "sustainable" : "UNSUSTAINABLE")} at {r.Schedule.Rate:N0}/s ({step.Path}){(step.Sustainable(0) ? "" : ": " + step.Why(0))}\n");
             t.Append(Inv, $"GC of the service's continuous phase: {GcLine(r)}\n");
             if (r.Persister is { } persister)
             {
@@ -119,16 +128,18 @@ internal sealed class MeasureReport
 
         if (Steps.Count > 0)
         {
-            t.Append(Inv, $"\n{"offered/s",12}{"achieved/s",12}{"bounded",9}{"growth/s",10}{"p50 us",10}{"p99 us",10}{"p99.99 us",11}{"refused",9}  state\n");
+            t.Append(Inv, $"\n{"offered/s",12}{"achieved/s",12}{"bounded",9}{"growth/s",10}{"persister",11}{"p50 us",10}{"p99 us",10}{"p99.99 us",11}{"refused",9}  state\n");
+            double limit = Mst?.P99LimitMicros ?? 0;
             foreach (var s in Steps.OrderBy(s => s.Offered))
             {
-                t.Append(Inv, $"{s.Offered,12:F0}{s.Achieved,12:F0}{(s.Bounded ? "yes" : "no"),9}{s.GrowthPerSecond,10:F1}{s.P50Micros,10:F1}{s.P99Micros,10:F1}{s.P9999Micros,11:F1}{s.Refused,9}  {(s.Sustainable(Mst?.P99LimitMicros ?? 0) ? "sustainable" : "unsustainable")}\n");
+                string persister = s.Persister is { } p ? (p.Bounded ? "ok " : "GREW ") + p.GrowthPerSecond.ToString("F0", Inv) : "-";
+                t.Append(Inv, $"{s.Offered,12:F0}{s.Achieved,12:F0}{(s.Bounded ? "yes" : "no"),9}{s.GrowthPerSecond,10:F1}{persister,11}{s.P50Micros,10:F1}{s.P99Micros,10:F1}{s.P9999Micros,11:F1}{s.Refused,9}  {(s.Sustainable(limit) ? "sustainable" : "unsustainable: " + s.Why(limit))}\n");
             }
         }
 
         if (Mst is { } mst)
         {
-            t.Append(Inv, $"\nmaximum sustainable throughput: {mst.Mst:N0} messages/s{(mst.P99LimitMicros > 0 ? string.Create(Inv, $" (p99 limit {mst.P99LimitMicros:F0} us)") : "")}\n");
+            t.Append('\n').Append(MstLine(mst)).Append('\n');
         }
 
         if (SideBySide is { } sideBySide)
@@ -142,6 +153,23 @@ internal sealed class MeasureReport
         }
 
         return t.ToString();
+    }
+
+    /// <summary>Which path a run measured: the service with the persister (its lag a queue of the verdict), or the service alone and why.</summary>
+    public static string PathLine(RunResult r) => r.Persister is not null
+        ? "the whole path: the matching service and the PostgreSQL persister (the persister's lag is a queue of the sustainability verdict; --no-persister measures the service alone)"
+        : $"the matching service alone (no persister: {r.PersisterSkipped ?? "not run"}); the persister's lag is not in the verdict";
+
+    /// <summary>
+    /// The MST search's line: the MST, the path it is of, and what made the first unsustainable step so (the queue
+    /// that grew).
+    /// </summary>
+    public static string MstLine(MstResult mst)
+    {
+        var path = mst.Steps.Count > 0 ? mst.Steps[^1].Path : "no step ran";
+        var bad = mst.Steps.Where(s => !s.Sustainable(mst.P99LimitMicros)).OrderBy(s => s.Offered).FirstOrDefault();
+        return string.Create(Inv, $"maximum sustainable throughput: {mst.Mst:N0} messages/s of {path}{(mst.P99LimitMicros > 0 ? string.Create(Inv, $" (p99 limit {mst.P99LimitMicros:F0} us)") : "")}") +
+               (bad is null ? "; no step was unsustainable" : string.Create(Inv, $"; {bad.Offered:N0}/s was not: {bad.Why(mst.P99LimitMicros)}"));
     }
 
     /// <summary>The service's GC verdict: the trace's when analyzed, else the service's own phase report.</summary>
@@ -226,8 +254,12 @@ internal sealed class MeasureReport
                     catchUpSeconds = p.CatchUpSeconds,
                     finalLag = p.FinalLag,
                     lag = p.Points,
+                    verdict = r.PersisterVerdict,
                 } : null,
                 persisterSkipped = r.PersisterSkipped,
+                path = PathLine(r),
+                why = r.Step.Why(0),
+                driver = new { bytes = r.DriverBytes, collections = r.DriverCollections, allocatedBytes = r.DriverAllocatedBytes, processAllocatedBytes = r.DriverProcessAllocatedBytes },
                 soak = Soak ? SoakVerdict.Of(r.Intervals, GcCount(r)) : null,
                 tables = new[] { RunPhase.Steady, RunPhase.WarmUp, RunPhase.RampUp, RunPhase.RampDown }.ToDictionary(PhaseName, p => r.Rows(p)),
                 intervals = r.Intervals,
