@@ -5,8 +5,9 @@ using NpgsqlTypes;
 namespace RapidFix.Persistence;
 
 /// <summary>
-/// Writes batches of journal records into one database, exactly once: in one transaction, the day partitions the
-/// batch needs, the rows (binary COPY, one per table), and the journal positions the batch reaches; commit. A row
+/// Writes batches of journal records into one database, exactly once: first the day partitions the batch needs (each
+/// day its own short transaction, <see cref="EnsureDays"/>), then in one transaction the rows (binary COPY, one per
+/// table) and the journal positions the batch reaches; commit. A row
 /// PostgreSQL refuses (a data or constraint error) does not poison the batch: the COPY runs under a savepoint, and on
 /// such an error the batch is split in halves, each under its own savepoint, down to the one record that fails,
 /// which goes to <c>rapidfix.quarantine</c> with PostgreSQL's reason and its raw payload; the rest go in, and the
