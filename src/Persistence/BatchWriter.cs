@@ -5,8 +5,9 @@ using NpgsqlTypes;
 namespace RapidFix.Persistence;
 
 /// <summary>
-/// Writes batches of journal records into one database, exactly once: in one transaction, the day partitions the
-/// batch needs, the rows (binary COPY, one per table), and the journal positions the batch reaches; commit. A row
+/// Writes batches of journal records into one database, exactly once: first the day partitions the batch needs (each
+/// day its own short transaction, <see cref="EnsureDays"/>), then in one transaction the rows (binary COPY, one per
+/// table) and the journal positions the batch reaches; commit. A row
 /// PostgreSQL refuses (a data or constraint error) does not poison the batch: the COPY runs under a savepoint, and on
 /// such an error the batch is split in halves, each under its own savepoint, down to the one record that fails,
 /// which goes to <c>rapidfix.quarantine</c> with PostgreSQL's reason and its raw payload; the rest go in, and the
@@ -19,6 +20,9 @@ internal sealed class BatchWriter : IDisposable
     private readonly HashSet<DateOnly> _days = new();
     private readonly Stopwatch _serverTime = new();
     private readonly BinaryCopyWriter _copy = new();
+    private readonly HashSet<DateOnly> _missing = new();
+    private readonly Stopwatch _partitionTime = new();
+    private bool _asyncCommit;
 
     public BatchWriter(NpgsqlConnection connection)
     {
@@ -52,19 +56,10 @@ internal sealed class BatchWriter : IDisposable
         _serverTime.Start();
         try
         {
-            // The day partitions first, each in its own short transaction: creating one locks its parent table
-            // exclusively until commit, so inside the batch's transaction it would hold every other stream's COPY
-            // into that table for the whole batch (and the advisory lock of ensure_day with it), and the streams
-            // would take turns. A partition created for a batch that then fails is empty and harmless.
-            foreach (var r in records)
-            {
-                if (r.Message is { } m && !_days.Contains(m.TradeDate))
-                {
-                    EnsureDay(m.TradeDate);
-                    EnsureDay(m.TradeDate.AddDays(1)); // one day ahead
-                }
-            }
-
+            // The day partitions first, each day its own short transaction (it takes the day's advisory lock, which the
+            // batch's transaction would otherwise hold for the whole batch). A partition made for a batch that then fails
+            // is empty and harmless.
+            EnsureDays(records);
             using var tx = _connection.BeginTransaction();
             // No wait for the WAL flush at commit: the rows and the positions still commit atomically, so a server
             // crash that loses the last commits loses them together, and the worker, which reads its positions from
@@ -94,17 +89,72 @@ internal sealed class BatchWriter : IDisposable
         }
     }
 
-    private void EnsureDay(DateOnly day)
+    /// <summary>Days this writer had made or found made by <c>ensure_day</c> (one call each), and the time those calls took.</summary>
+    public long DaysEnsured { get; private set; }
+
+    /// <summary>Make a batch's new days latest first (every other stream: <see cref="EnsureDays"/>).</summary>
+    public bool LatestDayFirst { get; init; }
+
+    public TimeSpan PartitionTime => _partitionTime.Elapsed;
+
+    /// <summary>
+    /// Makes every day the records need that this writer has not seen yet (each record's trade date and the day after
+    /// it), each day its own short transaction, earliest first or, with <see cref="LatestDayFirst"/> (every other
+    /// stream), latest first: two streams needing the same new days make two at once and meet in the middle, where
+    /// <c>ensure_day</c> finds the other's days made. The commits do not wait for the WAL flush: a server crash that
+    /// loses one also loses every later commit (the log is replayed in order) and the connection, and the worker
+    /// reconnects with a new writer that knows no day, so a day is never taken for made when it was lost.
+    /// </summary>
+    private void EnsureDays(List<RecordRows> records)
     {
-        if (_days.Contains(day))
+        _missing.Clear();
+        foreach (var r in records)
+        {
+            if (r.Message is { } m && !_days.Contains(m.TradeDate))
+            {
+                _missing.Add(m.TradeDate);
+                _missing.Add(m.TradeDate.AddDays(1)); // one day ahead
+            }
+        }
+
+        if (_missing.Count == 0)
         {
             return;
         }
 
-        using var command = new NpgsqlCommand("SELECT rapidfix.ensure_day($1)", _connection);
-        command.Parameters.Add(new NpgsqlParameter { Value = day, NpgsqlDbType = NpgsqlDbType.Date });
-        command.ExecuteNonQuery();
-        _days.Add(day);
+        _partitionTime.Start();
+        try
+        {
+            if (!_asyncCommit)
+            {
+                Schema.Execute(_connection, "SET synchronous_commit = off"); // this connection's batches SET LOCAL it too
+                _asyncCommit = true;
+            }
+
+            var days = _missing.Order().ToList();
+            if (LatestDayFirst)
+            {
+                days.Reverse();
+            }
+
+            foreach (var day in days)
+            {
+                if (_days.Contains(day))
+                {
+                    continue;
+                }
+
+                using var command = new NpgsqlCommand("SELECT rapidfix.ensure_day($1)", _connection);
+                command.Parameters.Add(new NpgsqlParameter { Value = day, NpgsqlDbType = NpgsqlDbType.Date });
+                command.ExecuteNonQuery();
+                _days.Add(day);
+                DaysEnsured++;
+            }
+        }
+        finally
+        {
+            _partitionTime.Stop();
+        }
     }
 
     private long WriteSplitting(List<RecordRows> records, int from, int count, NpgsqlTransaction tx)

@@ -46,6 +46,10 @@ public sealed class ServerCounters
     public long ServerTicks;
     public long BusyTicks;
 
+    /// <summary>Days the workers asked for (<c>ensure_day</c> calls: made, or found made by another stream) and the time those calls took (part of <see cref="ServerTicks"/>).</summary>
+    public long Partitions;
+    public long PartitionTicks;
+
     /// <summary>Share of the worker's busy time spent waiting on the server.</summary>
     public double ServerShare => BusyTicks == 0 ? 0 : (double)Interlocked.Read(ref ServerTicks) / Interlocked.Read(ref BusyTicks);
 }
@@ -198,7 +202,7 @@ public sealed class Persister : IDisposable
     {
         var connection = new NpgsqlConnection(_options.Servers[server]);
         connection.Open();
-        using var writer = new BatchWriter(connection);
+        using var writer = new BatchWriter(connection) { LatestDayFirst = stream % 2 == 1 };
         int version = Schema.Version(connection);
         if (version != Schema.LatestVersion)
         {
@@ -209,7 +213,7 @@ public sealed class Persister : IDisposable
         _options.Log.WriteLine($"persister: {name}: connected, {committed.Count} journal positions");
         var tails = new Dictionary<string, (JournalSource Source, JournalTail Tail)>();
         var builder = new RowBuilder(_index, _options.Servers.Count);
-        long rowsBefore = 0, quarantinedBefore = 0, serverBefore = 0;
+        long rowsBefore = 0, quarantinedBefore = 0, serverBefore = 0, partitionsBefore = 0, partitionTicksBefore = 0;
         Task<Batch>? next = null;
         try
         {
@@ -241,6 +245,10 @@ public sealed class Persister : IDisposable
                 quarantinedBefore = writer.Quarantined;
                 Interlocked.Add(ref counters.ServerTicks, writer.ServerTime.Ticks - serverBefore);
                 serverBefore = writer.ServerTime.Ticks;
+                Interlocked.Add(ref counters.Partitions, writer.DaysEnsured - partitionsBefore);
+                partitionsBefore = writer.DaysEnsured;
+                Interlocked.Add(ref counters.PartitionTicks, writer.PartitionTime.Ticks - partitionTicksBefore);
+                partitionTicksBefore = writer.PartitionTime.Ticks;
                 Interlocked.Add(ref counters.BusyTicks, busy.Elapsed.Ticks);
             }
 

@@ -56,6 +56,53 @@ public sealed class SchemaTests
     }
 
     [PostgresFact]
+    public void A_day_partition_is_made_while_another_stream_copies_or_makes_another_day_and_gets_its_indexes_once()
+    {
+        using var rig = Rig.Create(1);
+        using var copying = new NpgsqlConnection(rig.Writers[0]);
+        copying.Open();
+        Schema.Execute(copying, "SELECT rapidfix.ensure_day('2026-11-23')");
+        using var tx = copying.BeginTransaction();
+        // Another stream's batch in progress: it holds its rows' table (ROW EXCLUSIVE on the parent) until it commits.
+        Schema.Execute(copying, "INSERT INTO rapidfix.fix_message (trade_date, source, generation, seq, direction, participant, msg_type, trade_partition, body) " +
+                                "VALUES ('2026-11-23', 'test', 1, 1, 'I', 'IM1', 'J', 0, '\\x00')", tx);
+        // And a stream in the middle of making another day (holding that day's lock until its commit).
+        using var other = new NpgsqlConnection(rig.Admins[0]);
+        other.Open();
+        using var otherDay = other.BeginTransaction();
+        Schema.Execute(other, "SELECT pg_advisory_xact_lock(hashtext('rapidfix.ensure_day'), date '2026-12-05' - date '2000-01-01')", otherDay);
+
+        using var making = new NpgsqlConnection(rig.Writers[0]);
+        making.Open();
+        // Before migration 4 both waited here: CREATE TABLE .. PARTITION OF for the batch (ACCESS EXCLUSIVE on the
+        // parent), and one advisory lock for every day for the other day.
+        Schema.Execute(making, "SET lock_timeout = '5s'");
+        Schema.Execute(making, "SELECT rapidfix.ensure_day('2026-12-01')");
+        Schema.Execute(making, "SELECT rapidfix.ensure_day('2026-12-01')"); // made: returns at once
+        tx.Commit();
+        otherDay.Commit();
+
+        using var admin = new NpgsqlConnection(rig.Admins[0]);
+        admin.Open();
+        foreach (var table in Schema.DailyTables)
+        {
+            // Every index of the parent, attached to the partition's own (made LIKE the parent): none built twice, none missing.
+            long parent = TestJournals.Count(admin, $"SELECT count(*) FROM pg_index WHERE indrelid = 'rapidfix.{table}'::regclass");
+            long child = TestJournals.Count(admin, $"SELECT count(*) FROM pg_index WHERE indrelid = 'rapidfix.{table}_20261201'::regclass");
+            long attached = TestJournals.Count(admin, $"SELECT count(*) FROM pg_index x JOIN pg_inherits i ON i.inhrelid = x.indexrelid WHERE x.indrelid = 'rapidfix.{table}_20261201'::regclass");
+            Assert.True(parent > 0 || table == "audit", table);
+            Assert.Equal(parent, child);
+            Assert.Equal(parent, attached);
+            Assert.Equal(1, TestJournals.Count(admin, $"SELECT count(*) FROM pg_inherits WHERE inhrelid = 'rapidfix.{table}_20261201'::regclass AND inhparent = 'rapidfix.{table}'::regclass"));
+        }
+
+        // The made day takes rows through the parent, as a day made by PARTITION OF did.
+        Schema.Execute(making, "INSERT INTO rapidfix.fix_message (trade_date, source, generation, seq, direction, participant, msg_type, trade_partition, body) " +
+                               "VALUES ('2026-12-01', 'test', 1, 2, 'I', 'IM1', 'J', 0, '\\x00')");
+        Assert.Equal(1, TestJournals.Count(admin, "SELECT count(*) FROM rapidfix.fix_message_20261201"));
+    }
+
+    [PostgresFact]
     public void A_database_without_the_schema_or_a_refused_password_stops_the_worker_with_the_reason_instead_of_retrying()
     {
         using var cluster = PgCluster.Create();

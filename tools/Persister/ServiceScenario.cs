@@ -146,7 +146,11 @@ internal sealed class ServiceScenario : IDisposable
         var text = new StringBuilder();
         text.AppendLine("[DEFAULT]\nConnectionType=acceptor\nSocketAcceptHost=127.0.0.1\nSocketAcceptPort=5010\nStartTime=00:00:00\nEndTime=00:00:00");
         text.AppendLine("FileStorePath=store\nStoreSyncBeforeSend=Y\nStoreFlushPolicy=OsOnly\nOutboundQueueDepth=65536");
-        text.AppendLine($"StoreMaxMessages={perParticipant}\nStoreMaxBytes={Math.Min(int.MaxValue - 1, perParticipant * 600)}");
+        // The service refuses a store larger than the largest array .NET makes (Array.MaxLength, below int.MaxValue):
+        // the cap was int.MaxValue - 1, which a set of about 3.6 million messages (500,000 trades) reached, and the
+        // service then refused its settings. A participant's store holds about 95 bytes a message of the set (the
+        // answers to it); 200 leaves twice that, and 1,000,000 trades need 1.4 GB a store, not 2 GB.
+        text.AppendLine($"StoreMaxMessages={perParticipant}\nStoreMaxBytes={StoreBytes(messages)}");
         foreach (var p in new[] { "IM1", "IM2", "EB1", "EB2" })
         {
             text.AppendLine($"[SESSION]\nBeginString=FIX.4.4\nSenderCompID=MATCH\nTargetCompID={p}");
@@ -154,6 +158,9 @@ internal sealed class ServiceScenario : IDisposable
 
         return text.ToString();
     }
+
+    /// <summary>The service's StoreMaxBytes for a set of <paramref name="messages"/>: 200 bytes a message, at least 60 MB, at most Array.MaxLength.</summary>
+    internal static long StoreBytes(int messages) => Math.Min(Array.MaxLength, Math.Max(100_000, (long)messages) * 200);
 
     internal static ProcessStartInfo DotnetStart(string dll, string workingDirectory, params string[] arguments)
     {

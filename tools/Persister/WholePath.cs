@@ -39,6 +39,10 @@ internal static class WholePath
             var drive = Task.Run(() => scenario.Drive(port, output, rate));
             var samples = new List<Sample>();
             var counter = new JournalCounter(scenario.DataDirectory);
+            // The samples go to the CSV (and every minute to the plot) as they are taken: a long run stopped before its
+            // end (a deadline, a machine needed back) still leaves its curve up to that point.
+            using var csvFile = csv is null ? null : new StreamWriter(csv) { AutoFlush = true };
+            csvFile?.WriteLine("seconds,journalled,persisted,rows");
             while (true)
             {
                 bool sent = drive.IsCompleted;
@@ -46,8 +50,16 @@ internal static class WholePath
                 long journalled = counter.Count();
                 long persisted = persister.Counters.Sum(c => Interlocked.Read(ref c.Records));
                 long rows = persister.Counters.Sum(c => Interlocked.Read(ref c.Rows));
-                samples.Add(new Sample(clock.Elapsed.TotalSeconds, journalled, persisted, rows, !sent));
-                output.WriteLine($"  {clock.Elapsed.TotalSeconds,6:F0} s: journalled {journalled,10:N0}  persisted {persisted,10:N0}  backlog {journalled - persisted,9:N0}  rows {rows,11:N0}");
+                var sample = new Sample(clock.Elapsed.TotalSeconds, journalled, persisted, rows, !sent);
+                samples.Add(sample);
+                csvFile?.WriteLine(Csv(sample));
+                if (plot is not null && samples.Count % 60 == 0)
+                {
+                    WritePlot(plot, samples, trades, databases);
+                }
+
+                output.WriteLine($"  {clock.Elapsed.TotalSeconds,6:F0} s: journalled {journalled,10:N0}  persisted {persisted,10:N0}  backlog {journalled - persisted,9:N0}  rows {rows,11:N0}" +
+                                 $"  days {persister.Counters.Sum(c => Interlocked.Read(ref c.Partitions)),7:N0}");
                 if (sent && persisted >= journalled)
                 {
                     break;
@@ -60,16 +72,10 @@ internal static class WholePath
             var check = Checker.Check(rig.Admins, scenario.DataDirectory, scenario.Expected, scenario.Messages);
             output.WriteLine($"database check: {check}");
             Report(samples, rate, output);
-            if (csv is not null)
-            {
-                File.WriteAllLines(csv, samples.Select(s => string.Create(CultureInfo.InvariantCulture, $"{s.Seconds:F1},{s.Journalled},{s.Persisted},{s.Rows}"))
-                    .Prepend("seconds,journalled,persisted,rows"));
-            }
-
+            Split(persister.Counters, output);
             if (plot is not null)
             {
-                File.WriteAllText(plot, Svg.Curve(Curve(samples), "rows already stored", "records persisted per second",
-                    $"Persister throughput against stored volume ({trades:N0} trades, {databases} database(s))"));
+                WritePlot(plot, samples, trades, databases);
                 output.WriteLine($"plot: {plot}");
             }
 
@@ -82,6 +88,23 @@ internal static class WholePath
                 Directory.Delete(work, recursive: true);
             }
         }
+    }
+
+    internal static string Csv(Sample s) => string.Create(CultureInfo.InvariantCulture, $"{s.Seconds:F1},{s.Journalled},{s.Persisted},{s.Rows}");
+
+    private static void WritePlot(string plot, IReadOnlyList<Sample> samples, int trades, int databases) =>
+        File.WriteAllText(plot, Svg.Curve(Curve(samples), "rows already stored", "records persisted per second",
+            $"Persister throughput against stored volume ({trades:N0} trades, {databases} database(s))"));
+
+    /// <summary>Where the persister's workers spent their busy time: waiting on the server, and of that making day partitions.</summary>
+    private static void Split(IReadOnlyList<ServerCounters> counters, TextWriter output)
+    {
+        long busy = counters.Sum(c => Interlocked.Read(ref c.BusyTicks)), server = counters.Sum(c => Interlocked.Read(ref c.ServerTicks));
+        long partitions = counters.Sum(c => Interlocked.Read(ref c.PartitionTicks));
+        double Share(long part) => busy == 0 ? 0 : 100.0 * part / busy;
+        output.WriteLine($"persister workers: {TimeSpan.FromTicks(busy).TotalSeconds:F1} s busy (all streams), {Share(server):F0} % of it waiting on the server, " +
+                         $"{Share(partitions):F0} % making day partitions ({counters.Sum(c => Interlocked.Read(ref c.Partitions)):N0} ensure_day calls), " +
+                         $"{counters.Sum(c => Interlocked.Read(ref c.Batches)):N0} transactions");
     }
 
     /// <summary>
