@@ -26,6 +26,7 @@ public class MatchingServiceBenchmarks
     private readonly OutputQueue _answers = new(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
     private (int Participant, byte[] Bytes)[] _messages = [];
     private ReadInput[] _read = [];
+    private bool[] _wasRead = [];
     private ReferenceData _reference = null!;
     private DataDictionary _dictionary = null!;
     private MatchingCore _core = null!;
@@ -51,7 +52,10 @@ public class MatchingServiceBenchmarks
                 ExecutingBroker = "EB1",
                 Isin = "SG1T75931496",
                 Currency = "SGD",
-                TradeDate = 20261123 - (t / 20), // distinct matching keys, as the trade driver makes them
+                // Distinct matching keys, as the trade driver makes them; real dates (20261123 - t / 20 was not a date
+                // past the 460th trade, so those trades were refused instead of clearing).
+                TradeDate = int.Parse(new DateOnly(2026, 11, 23).AddDays(-(t / 20)).ToString("yyyyMMdd", System.Globalization.CultureInfo.InvariantCulture),
+                    System.Globalization.CultureInfo.InvariantCulture),
                 SettlDate = 20261127,
                 Price = 2.5m + (t % 20),
                 Side = (t & 1) == 0 ? '1' : '2',
@@ -64,15 +68,14 @@ public class MatchingServiceBenchmarks
         }
 
         _messages = [.. list];
+        // What the connection threads read (a message the reader refused would be parsed by the matcher thread).
         _read = new ReadInput[_messages.Length];
+        _wasRead = new bool[_messages.Length];
         for (int i = 0; i < _messages.Length; i++)
         {
             var (participant, bytes) = _messages[i];
             _screenedView.Parse(bytes, 0, bytes.Length, _dictionary);
-            if (!ReadInput.TryRead(_screenedView, Participants[participant], ref _read[i]))
-            {
-                throw new InvalidOperationException("a benchmark message is refused by the reader");
-            }
+            _wasRead[i] = ReadInput.TryRead(_screenedView, Participants[participant], ref _read[i]);
         }
         _directory = Path.Combine(Path.GetTempPath(), "rapidfix-bench-service-" + Guid.NewGuid().ToString("N"));
         Directory.CreateDirectory(_directory);
@@ -116,8 +119,17 @@ public class MatchingServiceBenchmarks
         long answers = 0;
         for (int i = 0; i < _messages.Length; i++)
         {
-            var bytes = _messages[i].Bytes;
-            _core.Process(in _read[i], bytes, 0, _answers);
+            var (participant, bytes) = _messages[i];
+            if (_wasRead[i])
+            {
+                _core.Process(in _read[i], bytes, 0, _answers);
+            }
+            else
+            {
+                _view.Parse(bytes, 0, bytes.Length, _dictionary);
+                _core.Process(participant, _view, _answers);
+            }
+
             answers += _answers.Count;
             _answers.Clear();
         }
