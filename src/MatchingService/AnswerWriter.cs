@@ -36,7 +36,9 @@ internal struct AnswerWriter : IMatchSink
         _clock = clock;
         Queue = null;
         Dispatcher = null;
-        Input = null;
+        _input = null;
+        _inputOffset = 0;
+        _echo = default;
         Unroutable = 0;
     }
 
@@ -49,8 +51,23 @@ internal struct AnswerWriter : IMatchSink
     /// </summary>
     public OutputDispatcher? Dispatcher { get; set; }
 
-    /// <summary>The message being processed (its MsgSeqNum, TradeReportTransType, ISIN and TradeDate are echoed).</summary>
-    public FixMessage? Input { get; set; }
+    private byte[]? _input;
+    private int _inputOffset;
+    private EchoFields _echo;
+
+    /// <summary>
+    /// The message being processed, whose fields <paramref name="echo"/> locates: its bytes start at
+    /// <paramref name="offset"/> in <paramref name="buffer"/> (its MsgSeqNum, MsgType, ISIN and TradeDate are echoed).
+    /// </summary>
+    public void SetInput(byte[] buffer, int offset, in EchoFields echo)
+    {
+        _input = buffer;
+        _inputOffset = offset;
+        _echo = echo;
+    }
+
+    /// <summary>No message is being processed (a roll's expiries).</summary>
+    public void ClearInput() => _input = null;
 
     /// <summary>Answers for a participant that has no session here, or that did not fit (counted, not sent).</summary>
     public long Unroutable { get; private set; }
@@ -81,9 +98,9 @@ internal struct AnswerWriter : IMatchSink
                 w.AddChar(150, (byte)'F');
                 w.AddChar(939, rejected ? (byte)'1' : (byte)'0');
                 w.Add(Tags.Symbol, NotApplicable);
-                if (Input is { } noe && noe.TryGetText(FieldScope.Message, 48, out var isin))
+                if (_input is { } noe && _echo.IsinOffset >= 0)
                 {
-                    w.Add(48, isin);
+                    w.Add(48, noe.AsSpan(_inputOffset + _echo.IsinOffset, _echo.IsinLength));
                     w.AddChar(22, (byte)'4');
                 }
 
@@ -107,9 +124,9 @@ internal struct AnswerWriter : IMatchSink
             case MessageKind.Npr:
                 type = "AU"u8;
                 w.Add(664, id);
-                if (Input is { } npr && npr.TryGetInt(75, out int tradeDate) && Codes.IsDate(tradeDate))
+                if (_input is not null && _echo.HasTradeDate)
                 {
-                    w.Add(75, tradeDate);
+                    w.Add(75, _echo.TradeDate);
                 }
                 else
                 {
@@ -127,12 +144,12 @@ internal struct AnswerWriter : IMatchSink
             default:
                 // SET (and a message the reader could not classify): BusinessMessageReject.
                 type = "j"u8;
-                if (Input is { } set && set.TryGetInt(Tags.MsgSeqNum, out int refSeq))
+                if (_input is not null && _echo.HasMsgSeqNum)
                 {
-                    w.Add(45, refSeq);
+                    w.Add(45, _echo.MsgSeqNum);
                 }
 
-                w.Add(372, Input is { } m && m.MsgType.Length > 0 ? m.MsgType : "T"u8);
+                w.Add(372, _input is { } m && _echo.TypeLength > 0 ? m.AsSpan(_inputOffset + _echo.TypeOffset, _echo.TypeLength) : "T"u8);
                 w.Add(379, id);
                 w.Add(380, ack.RejectCode);
                 break;

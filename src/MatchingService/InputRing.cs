@@ -1,4 +1,6 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace RapidFix.MatchingService;
 
@@ -10,8 +12,9 @@ namespace RapidFix.MatchingService;
 /// </summary>
 /// <remarks>
 /// Entry layout, 32-byte aligned: [length i32 (of the whole entry)][participant i32][journal position i64]
-/// [message length i32][padding to 32][message bytes]. An entry that would straddle the end is preceded by a filler
-/// entry (participant -1) up to the end, so every message lies contiguous and is parsed in place.
+/// [message length i32][read i32: 1 when a <see cref="ReadInput"/> follows the message][padding to 32][message bytes]
+/// [padding to 8][the <see cref="ReadInput"/>, when read]. An entry that would straddle the end is preceded by a filler
+/// entry (participant -1) up to the end, so every message and read input lies contiguous and is used in place.
 /// </remarks>
 internal sealed class InputRing
 {
@@ -39,26 +42,43 @@ internal sealed class InputRing
     public long UsedBytes => Volatile.Read(ref _published) - Volatile.Read(ref _head);
 
     /// <summary>Whether an entry for a message of <paramref name="messageLength"/> bytes fits now (caller's lock held).</summary>
-    public bool HasRoomFor(int messageLength) => RoomNeeded(messageLength) <= _buffer.Length - (_tail - Volatile.Read(ref _head));
+    public bool HasRoomFor(int messageLength, bool read = false) =>
+        RoomNeeded(EntrySize(messageLength, read)) <= _buffer.Length - (_tail - Volatile.Read(ref _head));
 
     /// <summary>Writes an entry (caller's lock held, after <see cref="HasRoomFor"/> said yes) and publishes it.</summary>
-    public void Write(int participant, long journalPosition, ReadOnlySpan<byte> message)
+    public void Write(int participant, long journalPosition, ReadOnlySpan<byte> message) =>
+        Write(participant, journalPosition, message, in Unsafe.NullRef<ReadInput>(), read: false);
+
+    /// <summary>
+    /// Writes an entry with the input the connection thread read from the message (<paramref name="read"/> true:
+    /// <paramref name="input"/> follows the message), after <see cref="HasRoomFor"/> said yes for it, and publishes it.
+    /// </summary>
+    public void Write(int participant, long journalPosition, ReadOnlySpan<byte> message, in ReadInput input, bool read)
     {
-        int entry = EntrySize(message.Length);
+        int entry = EntrySize(message.Length, read);
         int at = (int)(_tail & _mask);
         int toEnd = _buffer.Length - at;
         if (toEnd < entry)
         {
-            WriteHeader(at, toEnd, -1, 0, 0);
+            WriteHeader(at, toEnd, -1, 0, 0, false);
             _tail += toEnd;
             at = 0;
         }
 
-        WriteHeader(at, entry, participant, journalPosition, message.Length);
+        WriteHeader(at, entry, participant, journalPosition, message.Length, read);
         message.CopyTo(_buffer.AsSpan(at + HeaderSize));
+        if (read)
+        {
+            MemoryMarshal.Write(_buffer.AsSpan(at + ReadInputOffset(message.Length), ReadInput.Size), in input);
+        }
+
         _tail += entry;
         Volatile.Write(ref _published, _tail);
     }
+
+    /// <summary>Consumer: the read input of <paramref name="entry"/> (only when <see cref="InputEntry.Read"/>), in place.</summary>
+    public ref readonly ReadInput ReadInputOf(in InputEntry entry) =>
+        ref MemoryMarshal.AsRef<ReadInput>(_buffer.AsSpan(entry.Offset - HeaderSize + ReadInputOffset(entry.Length), ReadInput.Size));
 
     /// <summary>
     /// Consumer: the entry at <paramref name="cursor"/> (start with <see cref="ReadStart"/>), skipping fillers;
@@ -80,7 +100,7 @@ internal sealed class InputRing
             }
 
             entry = new InputEntry(participant, BinaryPrimitives.ReadInt64LittleEndian(header.Slice(8)), at + HeaderSize,
-                BinaryPrimitives.ReadInt32LittleEndian(header.Slice(16)));
+                BinaryPrimitives.ReadInt32LittleEndian(header.Slice(16)), BinaryPrimitives.ReadInt32LittleEndian(header.Slice(20)) != 0);
             return true;
         }
 
@@ -97,23 +117,27 @@ internal sealed class InputRing
     /// <summary>The ring's bytes (messages are parsed in place).</summary>
     public byte[] Buffer => _buffer;
 
-    private int RoomNeeded(int messageLength)
+    private int RoomNeeded(int entry)
     {
-        int entry = EntrySize(messageLength);
         int at = (int)(_tail & _mask);
         int toEnd = _buffer.Length - at;
         return toEnd < entry ? entry + toEnd : entry;
     }
 
-    private static int EntrySize(int messageLength) => (HeaderSize + messageLength + HeaderSize - 1) & ~(HeaderSize - 1);
+    // From the entry's start: the read input follows the message, 8-byte aligned.
+    private static int ReadInputOffset(int messageLength) => (HeaderSize + messageLength + 7) & ~7;
 
-    private void WriteHeader(int at, int length, int participant, long position, int messageLength)
+    private static int EntrySize(int messageLength, bool read) =>
+        ((read ? ReadInputOffset(messageLength) + ReadInput.Size : HeaderSize + messageLength) + HeaderSize - 1) & ~(HeaderSize - 1);
+
+    private void WriteHeader(int at, int length, int participant, long position, int messageLength, bool read)
     {
         var header = _buffer.AsSpan(at, HeaderSize);
         BinaryPrimitives.WriteInt32LittleEndian(header, length);
         BinaryPrimitives.WriteInt32LittleEndian(header.Slice(4), participant);
         BinaryPrimitives.WriteInt64LittleEndian(header.Slice(8), position);
         BinaryPrimitives.WriteInt32LittleEndian(header.Slice(16), messageLength);
+        BinaryPrimitives.WriteInt32LittleEndian(header.Slice(20), read ? 1 : 0);
     }
 }
 
@@ -122,4 +146,5 @@ internal sealed class InputRing
 /// <param name="JournalPosition">The input journal's position just past this message's record.</param>
 /// <param name="Offset">Where the message starts in <see cref="InputRing.Buffer"/>.</param>
 /// <param name="Length">The message's length.</param>
-internal readonly record struct InputEntry(int Participant, long JournalPosition, int Offset, int Length);
+/// <param name="Read">Whether the connection thread's <see cref="ReadInput"/> follows the message (<see cref="InputRing.ReadInputOf"/>).</param>
+internal readonly record struct InputEntry(int Participant, long JournalPosition, int Offset, int Length, bool Read = false);

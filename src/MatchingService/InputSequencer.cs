@@ -56,6 +56,9 @@ internal sealed class InputSequencer
         _wake = wake;
     }
 
+    /// <summary>A participant's CompID (the sender the matcher reads its messages as).</summary>
+    public ReadOnlySpan<byte> CompIdOf(int participant) => _participants[participant];
+
     /// <summary>Messages refused because the ring was full.</summary>
     public long RingFullCount => Interlocked.Read(ref _ringFull);
 
@@ -137,7 +140,14 @@ internal sealed class InputSequencer
     /// Journals and queues one inbound application message of <paramref name="participant"/>, whose session is in
     /// store generation <paramref name="generation"/> and which carries MsgSeqNum <paramref name="msgSeqNum"/>.
     /// </summary>
-    public SubmitResult Submit(int participant, long generation, int msgSeqNum, ReadOnlySpan<byte> message)
+    public SubmitResult Submit(int participant, long generation, int msgSeqNum, ReadOnlySpan<byte> message) =>
+        Submit(participant, generation, msgSeqNum, message, in System.Runtime.CompilerServices.Unsafe.NullRef<ReadInput>(), read: false);
+
+    /// <summary>
+    /// As <see cref="Submit(int, long, int, ReadOnlySpan{byte})"/>, with what the connection thread read from the
+    /// message (<paramref name="read"/> true: <paramref name="input"/>, queued with it for the matcher thread).
+    /// </summary>
+    public SubmitResult Submit(int participant, long generation, int msgSeqNum, ReadOnlySpan<byte> message, in ReadInput input, bool read)
     {
         SubmitResult result;
         lock (_sync)
@@ -148,7 +158,7 @@ internal sealed class InputSequencer
                 return SubmitResult.AlreadyJournalled;
             }
 
-            if (!_ring.HasRoomFor(message.Length))
+            if (!_ring.HasRoomFor(message.Length, read))
             {
                 _ringFull++;
                 result = SubmitResult.RingFull;
@@ -160,7 +170,7 @@ internal sealed class InputSequencer
             }
             else
             {
-                _ring.Write(participant, _journal.WrittenPosition, message);
+                _ring.Write(participant, _journal.WrittenPosition, message, in input, read);
                 _generation[participant] = generation;
                 _highestSeq[participant] = msgSeqNum;
                 result = SubmitResult.Accepted;

@@ -46,7 +46,7 @@ internal sealed class MatcherThread : IDisposable
         _dispatcher = dispatcher;
         _dictionaries = dictionaries;
         _durableTimeout = durableTimeout;
-        _message = new FixMessage();
+        _message = new FixMessage(MatchingCore.InputView);
         // Room for a batch's answers: a batch ends early when less than one input's worth of answers is left.
         _batch = new OutputQueue(MaxBatch * MatchingCore.MaxAnswerBytesPerInput, MaxBatch * MatchingCore.MaxAnswersPerInput);
         _thread = new Thread(Run) { IsBackground = true, Name = "matcher" };
@@ -105,7 +105,12 @@ internal sealed class MatcherThread : IDisposable
                     break;
                 }
 
-                if (_message.Parse(_ring.Buffer, entry.Offset, entry.Length, _dictionaries[entry.Participant]) == FixParseError.None)
+                if (entry.Read)
+                {
+                    // Read by the connection thread (ReadInput): matched without parsing again.
+                    _core.Process(in _ring.ReadInputOf(in entry), _ring.Buffer, entry.Offset, _batch);
+                }
+                else if (_message.Parse(_ring.Buffer, entry.Offset, entry.Length, _dictionaries[entry.Participant]) == FixParseError.None)
                 {
                     _core.Process(entry.Participant, _message, _batch);
                 }

@@ -23,6 +23,14 @@ internal sealed class MatchingCore
     /// <summary>Bytes of answers one input may produce at most.</summary>
     public const int MaxAnswerBytesPerInput = MaxAnswersPerInput * (MaxAnswerBody + 2);
 
+    /// <summary>
+    /// The view the matcher parses its inputs in (matcher thread, replay, warm-up): the connection thread's session
+    /// has validated every input already (the journal holds only those), so the parse builds the groups and the
+    /// index without the session's value screen (FixMessageOptions.ScreenValues), which was a third of the matcher
+    /// thread's parse.
+    /// </summary>
+    public static FixMessageOptions InputView { get; } = new() { ScreenValues = false };
+
     private readonly Matcher _matcher;
     private readonly byte[][] _participants;
     private AnswerWriter _writer;
@@ -53,10 +61,24 @@ internal sealed class MatchingCore
     public void Process(int participant, FixMessage message, OutputQueue answers)
     {
         _writer.Queue = answers;
-        _writer.Input = message;
+        _writer.SetInput(message.Buffer, message.Offset, EchoFields.Of(message));
         _matcher.Process(message, _participants[participant], ref _writer);
         _writer.Queue = null;
-        _writer.Input = null;
+        _writer.ClearInput();
+    }
+
+    /// <summary>
+    /// Matches one input the connection thread already read (<see cref="ReadInput"/>): the same answers as
+    /// <see cref="Process(int, FixMessage, OutputQueue)"/> on that message, without parsing or reading it again. Its
+    /// bytes start at <paramref name="offset"/> in <paramref name="buffer"/> (the fields the answers echo are there).
+    /// </summary>
+    public void Process(in ReadInput read, byte[] buffer, int offset, OutputQueue answers)
+    {
+        _writer.Queue = answers;
+        _writer.SetInput(buffer, offset, in read.Echo);
+        _matcher.Process(in read.Input, ref _writer);
+        _writer.Queue = null;
+        _writer.ClearInput();
     }
 
     /// <summary>
@@ -156,11 +178,22 @@ internal sealed class MatchingCore
         RapidFix.Engine.Dictionary.DataDictionary[] dictionaries, OutputQueue queue, FixMessage view)
     {
         var scratch = new MatchingCore(reference, participants, businessDate, new MatcherOptions { OpenTrades = 1024, Exceptions = 1024 });
+        var read = default(ReadInput);
+        bool alternate = false;
         foreach (var (participant, message) in messages)
         {
             if (view.Parse(message, 0, message.Length, dictionaries[participant]) == FixParseError.None)
             {
-                scratch.Process(participant, view, queue);
+                // Both ways an input is matched: read on the connection thread (the live path), or parsed here.
+                alternate = !alternate;
+                if (alternate && ReadInput.TryRead(view, participants[participant], ref read))
+                {
+                    scratch.Process(in read, view.Buffer, view.Offset, queue);
+                }
+                else
+                {
+                    scratch.Process(participant, view, queue);
+                }
             }
 
             queue.Clear();

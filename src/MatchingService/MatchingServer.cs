@@ -243,7 +243,7 @@ public sealed partial class MatchingServer : IDisposable
                 // Synthetic trades through scratch matchers: the live matcher and the journal never see them.
                 var messages = MatchingCore.WarmUpMessages(reference, options.StaticDataPath, participants, businessDate, 200);
                 var queue = new OutputQueue(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
-                var view = new FixMessage();
+                var view = new FixMessage(MatchingCore.InputView);
                 host.WarmUp(_ => MatchingCore.WarmUpRound(reference, participants, businessDate, messages, dictionaries, queue, view));
             }
 
@@ -388,7 +388,7 @@ public sealed partial class MatchingServer : IDisposable
     private static ReplayReport ReplayJournal(InputJournal journal, MatchingCore core, OutputDispatcher dispatcher, byte[][] participants,
         DataDictionary[] dictionaries, out List<(int Participant, long Generation, int Seq)> highest)
     {
-        var message = new FixMessage();
+        var message = new FixMessage(MatchingCore.InputView);
         var batch = new OutputQueue(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
         var last = new Dictionary<int, (long Generation, int Seq)>();
         int inputs = 0;

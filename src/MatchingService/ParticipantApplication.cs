@@ -22,6 +22,7 @@ internal sealed class ParticipantApplication : FixApplicationBase
     private readonly Func<int, bool> _isFresh;
     private readonly PartitionOwnership? _ownership;
     private long _refusedBusy;
+    private ReadInput _read; // FromApp runs under the session's lock: one input at a time
 
     /// <param name="index">The participant's index.</param>
     /// <param name="sequencer">Where inputs go.</param>
@@ -72,7 +73,10 @@ internal sealed class ParticipantApplication : FixApplicationBase
         }
 
         message.TryGetInt(Tags.MsgSeqNum, out int seq);
-        switch (_sequencer.Submit(_index, session.Store.Generation, seq, message.Bytes))
+        // Read here, on this connection's thread, in parallel with the others: the matcher thread, the one serial
+        // stage, then only matches (a message the reader refuses goes without, and the matcher answers the refusal).
+        bool read = ReadInput.TryRead(message, _sequencer.CompIdOf(_index), ref _read);
+        switch (_sequencer.Submit(_index, session.Store.Generation, seq, message.Bytes, in _read, read))
         {
             case SubmitResult.Accepted:
             case SubmitResult.AlreadyJournalled:

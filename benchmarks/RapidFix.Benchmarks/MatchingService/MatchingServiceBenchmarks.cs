@@ -21,9 +21,12 @@ public class MatchingServiceBenchmarks
     private const int Submissions = 200_000;
     private static readonly byte[][] Participants = [.. new[] { "IM1", "IM2", "EB1", "EB2" }.Select(Encoding.ASCII.GetBytes)];
 
-    private readonly FixMessage _view = new();
+    private readonly FixMessage _view = new(MatchingCore.InputView); // the matcher thread's view: no value screen
+    private readonly FixMessage _screenedView = new(); // the session's view, which the matcher thread used before
     private readonly OutputQueue _answers = new(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
     private (int Participant, byte[] Bytes)[] _messages = [];
+    private ReadInput[] _read = [];
+    private bool[] _wasRead = [];
     private ReferenceData _reference = null!;
     private DataDictionary _dictionary = null!;
     private MatchingCore _core = null!;
@@ -49,7 +52,10 @@ public class MatchingServiceBenchmarks
                 ExecutingBroker = "EB1",
                 Isin = "SG1T75931496",
                 Currency = "SGD",
-                TradeDate = 20261123 - (t / 20), // distinct matching keys, as the trade driver makes them
+                // Distinct matching keys, as the trade driver makes them; real dates (20261123 - t / 20 was not a date
+                // past the 460th trade, so those trades were refused instead of clearing).
+                TradeDate = int.Parse(new DateOnly(2026, 11, 23).AddDays(-(t / 20)).ToString("yyyyMMdd", System.Globalization.CultureInfo.InvariantCulture),
+                    System.Globalization.CultureInfo.InvariantCulture),
                 SettlDate = 20261127,
                 Price = 2.5m + (t % 20),
                 Side = (t & 1) == 0 ? '1' : '2',
@@ -62,6 +68,15 @@ public class MatchingServiceBenchmarks
         }
 
         _messages = [.. list];
+        // What the connection threads read (a message the reader refused would be parsed by the matcher thread).
+        _read = new ReadInput[_messages.Length];
+        _wasRead = new bool[_messages.Length];
+        for (int i = 0; i < _messages.Length; i++)
+        {
+            var (participant, bytes) = _messages[i];
+            _screenedView.Parse(bytes, 0, bytes.Length, _dictionary);
+            _wasRead[i] = ReadInput.TryRead(_screenedView, Participants[participant], ref _read[i]);
+        }
         _directory = Path.Combine(Path.GetTempPath(), "rapidfix-bench-service-" + Guid.NewGuid().ToString("N"));
         Directory.CreateDirectory(_directory);
         _ring = new InputRing(1 << 22);
@@ -85,13 +100,53 @@ public class MatchingServiceBenchmarks
 
     /// <summary>Parse, match and write the answers of one trade's seven messages (per message).</summary>
     [Benchmark(OperationsPerInvoke = Trades * 7)]
-    public long MatchAndAnswer()
+    public long MatchAndAnswer() => ParseMatchAndAnswer(_view);
+
+    /// <summary>The same with the session's screened parse (the matcher thread's before it parsed without the screen).</summary>
+    [Benchmark(OperationsPerInvoke = Trades * 7)]
+    public long MatchAndAnswerScreenedParse() => ParseMatchAndAnswer(_screenedView);
+
+    [IterationSetup(Target = nameof(MatchAndAnswerScreenedParse))]
+    public void FreshMatcherForScreened() => FreshMatcher();
+
+    /// <summary>
+    /// The matcher thread's work per input now: match what the connection thread read (<see cref="ReadInput"/>) and
+    /// write the answers, no parse.
+    /// </summary>
+    [Benchmark(OperationsPerInvoke = Trades * 7)]
+    public long MatchReadInputAndAnswer()
+    {
+        long answers = 0;
+        for (int i = 0; i < _messages.Length; i++)
+        {
+            var (participant, bytes) = _messages[i];
+            if (_wasRead[i])
+            {
+                _core.Process(in _read[i], bytes, 0, _answers);
+            }
+            else
+            {
+                _view.Parse(bytes, 0, bytes.Length, _dictionary);
+                _core.Process(participant, _view, _answers);
+            }
+
+            answers += _answers.Count;
+            _answers.Clear();
+        }
+
+        return answers;
+    }
+
+    [IterationSetup(Target = nameof(MatchReadInputAndAnswer))]
+    public void FreshMatcherForRead() => FreshMatcher();
+
+    private long ParseMatchAndAnswer(FixMessage view)
     {
         long answers = 0;
         foreach (var (participant, bytes) in _messages)
         {
-            _view.Parse(bytes, 0, bytes.Length, _dictionary);
-            _core.Process(participant, _view, _answers);
+            view.Parse(bytes, 0, bytes.Length, _dictionary);
+            _core.Process(participant, view, _answers);
             answers += _answers.Count;
             _answers.Clear();
         }

@@ -53,6 +53,7 @@ public sealed partial class FixMessage : IFieldAccessor
     private bool _hasRepeated;
     private bool _clean;
     private bool _groupsClean;
+    private readonly bool _screenValues;
     private int _groupDelimiterCountTag;
     private int _groupDelimiterTag;
     private int _groupOrderCountTag;
@@ -73,6 +74,7 @@ public sealed partial class FixMessage : IFieldAccessor
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
         Options = options;
+        _screenValues = options.ScreenValues;
         _own = GC.AllocateUninitializedArray<byte>(options.MaxMessageSize, pinned: false);
         _fields = new FieldEntry[options.MaxFields];
         _index = new long[options.MaxIndexedTag + 1];
@@ -270,7 +272,7 @@ public sealed partial class FixMessage : IFieldAccessor
         _outOfOrderTag = 0;
         _repeatedTag = 0;
         _clean = false;
-        _groupsClean = true;
+        _groupsClean = _screenValues; // false: ParseGroup skips the screen too
         _groupDelimiterCountTag = 0;
         _groupDelimiterTag = 0;
         _groupOrderCountTag = 0;
@@ -533,7 +535,7 @@ public sealed partial class FixMessage : IFieldAccessor
         var fields = _fields;
         int count = _count;
         int section = SectionHeader;
-        bool clean = definition is not null;
+        bool clean = _screenValues && definition is not null;
         int i = 0;
         while (i < count)
         {
@@ -575,7 +577,7 @@ public sealed partial class FixMessage : IFieldAccessor
                     {
                         group = definition.GetGroup(tag);
                     }
-                    else if (!definition.Contains(tag))
+                    else if (clean && !definition.Contains(tag))
                     {
                         clean = false;
                     }

@@ -24,6 +24,15 @@ public sealed record FixMessageOptions
     /// </summary>
     public int MaxIndexedTag { get; init; } = 2048;
 
+    /// <summary>
+    /// Whether a dictionary parse runs the value screen (every field defined, well formed, an allowed value) that lets
+    /// the session's validator skip its own field checks for a clean message (<c>FixMessage.IsClean</c>). True by
+    /// default. A view that only reads messages the session has already validated (the matching service's matcher
+    /// parses again what its connection thread validated) sets it false: the groups and the index are built the
+    /// same, the screen's per-field work is skipped, and no message counts as clean.
+    /// </summary>
+    public bool ScreenValues { get; init; } = true;
+
     /// <summary>Throws when a size cannot make a working view (called by the <see cref="FixMessage"/> constructor, at startup).</summary>
     public void Validate()
     {

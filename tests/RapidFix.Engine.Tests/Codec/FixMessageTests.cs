@@ -78,6 +78,51 @@ public sealed class FixMessageTests
     }
 
     [Fact]
+    public void A_view_without_the_value_screen_builds_the_same_groups_and_is_never_clean()
+    {
+        var wire = FixSamples.Wire(FixSamples.MarketDataSnapshot);
+        var screened = new FixMessage();
+        var unscreened = new FixMessage(new FixMessageOptions { ScreenValues = false });
+        Assert.Equal(FixParseError.None, screened.Parse(wire, 0, wire.Length, Fix44));
+        Assert.Equal(FixParseError.None, unscreened.Parse(wire, 0, wire.Length, Fix44));
+        Assert.True(screened.IsClean);
+        Assert.False(unscreened.IsClean); // the screen did not run: the validator must walk the fields itself
+
+        Assert.Equal(screened.FieldCount, unscreened.FieldCount);
+        var a = screened.GetGroup(268);
+        var b = unscreened.GetGroup(268);
+        Assert.Equal(a.Count, b.Count);
+        for (int i = 0; i < a.Count; i++)
+        {
+            Assert.True(b[i].TryGetLong(271, out long size));
+            Assert.True(a[i].TryGetLong(271, out long expected));
+            Assert.Equal(expected, size);
+        }
+
+        Assert.Equal("MSFT", Encoding.ASCII.GetString(unscreened.GetValue(Tags.Symbol)));
+        Assert.False(unscreened.Contains(270));
+    }
+
+    [Fact]
+    public void A_view_without_the_value_screen_still_has_a_bad_value_rejected_by_the_validator()
+    {
+        // 54 (Side) has no value 'Z': the screened view flags it, and the unscreened view leaves it to the validator's
+        // own field checks, which reject it the same way (the screen is a shortcut, never the only check).
+        var wire = FixSamples.Wire(FixSamples.NewOrderSingle.Replace("|54=1|", "|54=Z|", StringComparison.Ordinal));
+        var validator = new RapidFix.Engine.Validation.MessageValidator(Fix44);
+        var screened = new FixMessage();
+        var unscreened = new FixMessage(new FixMessageOptions { ScreenValues = false });
+        Assert.Equal(FixParseError.None, screened.Parse(wire, 0, wire.Length, Fix44));
+        Assert.Equal(FixParseError.None, unscreened.Parse(wire, 0, wire.Length, Fix44));
+        var expected = validator.Validate(screened);
+        var actual = validator.Validate(unscreened);
+        Assert.False(expected.IsValid);
+        Assert.False(actual.IsValid);
+        Assert.Equal(expected.Reason, actual.Reason);
+        Assert.Equal(expected.RefTagId, actual.RefTagId);
+    }
+
+    [Fact]
     public void Nested_groups_are_scoped_to_their_entry()
     {
         // NewOrderList (E) -> NoOrders (73) -> NoPartyIDs (453) nested in each order.
