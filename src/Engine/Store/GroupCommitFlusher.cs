@@ -34,7 +34,9 @@ internal sealed class GroupCommitFlusher
     private readonly int _maxBatch;
     private readonly long _maxDelayStopwatchTicks;
     private readonly object _durableGate = new();  // durability waiters sleep on it
-    private readonly ManualResetEventSlim _work = new(false);
+    // No spinning before the flusher parks: it parks after every batch and every append wakes it, so the event's
+    // default spin (sched_yield) took about a quarter of the service's CPU at 20,000 inputs/s on two cores.
+    private readonly ManualResetEventSlim _work = new(false, spinCount: 0);
     private readonly Thread? _thread;
 
     private long _written;           // the writer's position as published
