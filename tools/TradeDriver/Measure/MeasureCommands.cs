@@ -33,7 +33,7 @@ internal static class MeasureCommands
     /// The main command's default rate: sustainable on a 2-core machine with the service's durable stores (fsync before
     /// send) and the persister beside it, with room to spare; docs/performance.md has the measured MST.
     /// </summary>
-    public const int RunDefaultRate = 2_000;
+    public const int RunDefaultRate = 1_000;
 
     private enum Kind
     {
