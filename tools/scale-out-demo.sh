@@ -182,14 +182,18 @@ for k in 0 1; do
         --journal-bytes $(( messages * 700 + (1 << 20) )) --log "$work/service-$k.log" > "$work/service-$k.txt" 2>&1 &
     pids+=($!)
 done
-for k in 0 1; do
-    waited=0
-    until grep -q '^ready:' "$work/service-$k.txt" 2>/dev/null; do
-        if ! kill -0 "${pids[$k]}" 2>/dev/null || [[ $waited -ge 1200 ]]; then
-            cat "$work/service-$k.txt" >&2; echo "scale-out-demo: matching service $k did not start" >&2; exit 1
+# Waits (tenths of a second, at most $3) for a process's "ready:" line; shows its output and fails if it exits first.
+wait_ready() {
+    local output=$1 pid=$2 limit=$3 what=$4 waited=0
+    until grep -q '^ready:' "$output" 2>/dev/null; do
+        if ! kill -0 "$pid" 2>/dev/null || [[ $waited -ge $limit ]]; then
+            cat "$output" >&2; echo "scale-out-demo: $what" >&2; exit 1
         fi
         sleep 0.1; waited=$(( waited + 1 ))
     done
+}
+for k in 0 1; do
+    wait_ready "$work/service-$k.txt" "${pids[$k]}" 1200 "matching service $k did not start"
 done
 say "matching services on ports ${service_ports[0]} (partition 0) and ${service_ports[1]} (partition 1)"
 for k in 0 1; do
@@ -204,13 +208,7 @@ dotnet "$gateway_dll" --partitions 2 --port "$gateway_port" --service "127.0.0.1
     --data-dir "$work/gateway" --log "$work/gateway.log" --wait-for-services 120 > "$work/gateway.txt" 2>&1 &
 gateway_pid=$!
 pids+=("$gateway_pid")
-waited=0
-until grep -q '^ready:' "$work/gateway.txt" 2>/dev/null; do
-    if ! kill -0 "$gateway_pid" 2>/dev/null || [[ $waited -ge 1500 ]]; then
-        cat "$work/gateway.txt" >&2; echo "scale-out-demo: the gateway did not start (or its sessions to the services did not log on)" >&2; exit 1
-    fi
-    sleep 0.1; waited=$(( waited + 1 ))
-done
+wait_ready "$work/gateway.txt" "$gateway_pid" 1500 "the gateway did not start (or its sessions to the services did not log on)"
 say "gateway on port $gateway_port; sending $trades trades ($messages messages) through it"
 
 # The participants through the gateway; verify checks every trade's answers against expected.csv.
