@@ -9,7 +9,8 @@
 #   usage: tools/scale-out-demo.sh [TRADES]      (default 2000)
 #   environment: DEMO_FRAMEWORK (net10.0 | net8.0, default net10.0); DEMO_NO_BUILD=1 uses the binaries already built
 #                (the test does; DEMO_CONFIGURATION names their configuration, default Release); DEMO_KEEP=1 keeps the
-#                work folder (logs, stores, the set) and prints where it is
+#                work folder (logs, stores, the set) and prints where it is; DEMO_PORTS="P ..." are tried first, in
+#                order, for the clusters, the services and the gateway (one found bound is replaced by a free one)
 # Exit code: 0 every check passed, 1 a check failed, 2 the environment is missing something (the message says what).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -93,19 +94,34 @@ trap cleanup EXIT
 trap 'echo "scale-out-demo: interrupted" >&2; exit 130' INT
 trap 'echo "scale-out-demo: terminated" >&2; exit 143' TERM
 
-# A port nothing listens on and this run has not taken (the processes bind them a moment later).
+# A port nothing listens on and this run has not taken. Taken below the kernel's ephemeral range, so that no outgoing
+# connection (of this machine's other tests, say) can hold it; a process that still finds it bound a moment later is
+# started again on another port (in_use below).
+read -r ephemeral_low ephemeral_high < /proc/sys/net/ipv4/ip_local_port_range 2>/dev/null || { ephemeral_low=32768; ephemeral_high=60999; }
+if (( ephemeral_low - 10000 >= 2000 )); then port_low=10000; port_span=$(( ephemeral_low - 10000 ));
+elif (( 65000 - ephemeral_high >= 2000 )); then port_low=$(( ephemeral_high + 1 )); port_span=$(( 65000 - ephemeral_high ));
+else port_low=20000; port_span=40000; fi
 taken=" "
-free_port() {
-    local p
+first_ports=(${DEMO_PORTS:-})
+# Sets $port (not echoed: a $(...) subshell would lose what it took). A process's first port comes from DEMO_PORTS
+# while it has any; a second attempt ($1 = again) always takes a free one.
+next_port() {
+    if [[ ${#first_ports[@]} -gt 0 && "${1:-}" != again ]]; then
+        port=${first_ports[0]}; first_ports=("${first_ports[@]:1}")
+        return
+    fi
     while true; do
-        p=$(( 20000 + RANDOM % 40000 ))
-        if [[ "$taken" != *" $p "* ]] && ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
-            taken+="$p "
-            echo "$p"
+        port=$(( port_low + (RANDOM * 32768 + RANDOM) % port_span ))
+        if [[ "$taken" != *" $port "* ]] && ! (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+            taken+="$port "
             return
         fi
     done
 }
+# Whether a process's output says its port was taken between next_port and its bind.
+in_use() { grep -q 'Address already in use' "$1" 2>/dev/null; }
+retrying() { say "$1: port $2 was taken meanwhile; starting it again on another"; }
+attempts=5
 
 # One password for the clusters' superuser and the persister's two roles (migrate sets theirs); Npgsql reads it from
 # PGPASSWORD, never from a command line.
@@ -121,10 +137,8 @@ for k in 0 1; do
     "${runas[@]}" "$pgbin/initdb" -D "$root/data" -U postgres --pwfile="$root/pwfile" --auth-host=scram-sha-256 --auth-local=trust \
         -E UTF8 --locale=C --no-sync > "$root/initdb.log" 2>&1 || { cat "$root/initdb.log" >&2; echo "scale-out-demo: initdb failed" >&2; exit 2; }
     rm -f "$root/pwfile"
-    port=$(free_port)
     cat >> "$root/data/postgresql.conf" <<EOF
 listen_addresses = '127.0.0.1'
-port = $port
 unix_socket_directories = '$root'
 max_connections = 50
 shared_buffers = 128MB
@@ -134,8 +148,14 @@ synchronous_commit = off
 full_page_writes = off
 EOF
     clusters+=("$root/data")
-    "${runas[@]}" "$pgbin/pg_ctl" -D "$root/data" -l "$root/server.log" -w -t 120 start > /dev/null \
-        || { cat "$root/server.log" >&2; echo "scale-out-demo: PostgreSQL $k did not start" >&2; exit 2; }
+    for attempt in $(seq 1 $attempts); do
+        if [[ $attempt -eq 1 ]]; then next_port; else next_port again; fi
+        echo "port = $port" >> "$root/data/postgresql.conf" # the last setting of a name wins
+        rm -f "$root/server.log"
+        if "${runas[@]}" "$pgbin/pg_ctl" -D "$root/data" -l "$root/server.log" -w -t 120 start > /dev/null; then break; fi
+        if [[ $attempt -lt $attempts ]] && in_use "$root/server.log"; then retrying "PostgreSQL $k" "$port"; continue; fi
+        cat "$root/server.log" >&2; echo "scale-out-demo: PostgreSQL $k did not start" >&2; exit 2
+    done
     "${runas[@]}" "$pgbin/psql" -h "$root" -p "$port" -U postgres -d postgres -q -c "CREATE DATABASE rapidfix" > /dev/null
     "${persister[@]}" migrate --admin "Host=127.0.0.1;Port=$port;Database=rapidfix;Username=postgres" > "$root/migrate.log" 2>&1 \
         || { cat "$root/migrate.log" >&2; exit 2; }
@@ -173,27 +193,36 @@ EOF
 for participant in IM1 IM2 EB1 EB2; do
     printf '[SESSION]\nBeginString=FIX.4.4\nSenderCompID=MATCH\nTargetCompID=%s\n' "$participant" >> "$work/service.cfg"
 done
-service_ports=()
-for k in 0 1; do
-    port=$(free_port)
-    service_ports+=("$port")
-    dotnet "$tools_dir/RapidFix.MatchingService.dll" --config "$work/service.cfg" --data-dir "$work/service-$k" --port "$port" \
-        --partitions 2 --own "$k" --business-date 20261123 --no-warm-up --max-inputs $(( messages + 1000 )) \
-        --journal-bytes $(( messages * 700 + (1 << 20) )) --log "$work/service-$k.log" > "$work/service-$k.txt" 2>&1 &
-    pids+=($!)
-done
-# Waits (tenths of a second, at most $3) for a process's "ready:" line; shows its output and fails if it exits first.
+# Waits (tenths of a second, at most $3) for a process's "ready:" line. Returns 0 when it is ready, 1 when the
+# process exited first or the time ran out.
 wait_ready() {
-    local output=$1 pid=$2 limit=$3 what=$4 waited=0
+    local output=$1 pid=$2 limit=$3 waited=0
     until grep -q '^ready:' "$output" 2>/dev/null; do
-        if ! kill -0 "$pid" 2>/dev/null || [[ $waited -ge $limit ]]; then
-            cat "$output" >&2; echo "scale-out-demo: $what" >&2; exit 1
-        fi
+        if ! kill -0 "$pid" 2>/dev/null || [[ $waited -ge $limit ]]; then return 1; fi
         sleep 0.1; waited=$(( waited + 1 ))
     done
 }
+service_ports=()
+service_pids=()
+start_service() { # service k on a free port, in the background
+    local k=$1
+    next_port "${2:-}"
+    service_ports[$k]=$port
+    dotnet "$tools_dir/RapidFix.MatchingService.dll" --config "$work/service.cfg" --data-dir "$work/service-$k" --port "$port" \
+        --partitions 2 --own "$k" --business-date 20261123 --no-warm-up --max-inputs $(( messages + 1000 )) \
+        --journal-bytes $(( messages * 700 + (1 << 20) )) --log "$work/service-$k.log" > "$work/service-$k.txt" 2>&1 &
+    service_pids[$k]=$!
+    pids+=($!)
+}
+for k in 0 1; do start_service "$k"; done
 for k in 0 1; do
-    wait_ready "$work/service-$k.txt" "${pids[$k]}" 1200 "matching service $k did not start"
+    for attempt in $(seq 1 $attempts); do
+        if wait_ready "$work/service-$k.txt" "${service_pids[$k]}" 1200; then break; fi
+        if [[ $attempt -lt $attempts ]] && in_use "$work/service-$k.txt" && ! kill -0 "${service_pids[$k]}" 2>/dev/null; then
+            retrying "matching service $k" "${service_ports[$k]}"; rm -rf "$work/service-$k" "$work/service-$k.log"; start_service "$k" again; continue
+        fi
+        cat "$work/service-$k.txt" >&2; echo "scale-out-demo: matching service $k did not start" >&2; exit 1
+    done
 done
 say "matching services on ports ${service_ports[0]} (partition 0) and ${service_ports[1]} (partition 1)"
 for k in 0 1; do
@@ -203,12 +232,18 @@ for k in 0 1; do
     persister_pids[$k]=$!
 done
 
-gateway_port=$(free_port)
-dotnet "$gateway_dll" --partitions 2 --port "$gateway_port" --service "127.0.0.1:${service_ports[0]}=0" --service "127.0.0.1:${service_ports[1]}=1" \
-    --data-dir "$work/gateway" --log "$work/gateway.log" --wait-for-services 120 > "$work/gateway.txt" 2>&1 &
-gateway_pid=$!
-pids+=("$gateway_pid")
-wait_ready "$work/gateway.txt" "$gateway_pid" 1500 "the gateway did not start (or its sessions to the services did not log on)"
+for attempt in $(seq 1 $attempts); do
+    if [[ $attempt -eq 1 ]]; then next_port; else next_port again; fi
+    gateway_port=$port
+    rm -rf "$work/gateway" "$work/gateway.log"
+    dotnet "$gateway_dll" --partitions 2 --port "$gateway_port" --service "127.0.0.1:${service_ports[0]}=0" --service "127.0.0.1:${service_ports[1]}=1" \
+        --data-dir "$work/gateway" --log "$work/gateway.log" --wait-for-services 120 > "$work/gateway.txt" 2>&1 &
+    gateway_pid=$!
+    pids+=("$gateway_pid")
+    if wait_ready "$work/gateway.txt" "$gateway_pid" 1500; then break; fi
+    if [[ $attempt -lt $attempts ]] && in_use "$work/gateway.txt" && ! kill -0 "$gateway_pid" 2>/dev/null; then retrying "the gateway" "$gateway_port"; continue; fi
+    cat "$work/gateway.txt" >&2; echo "scale-out-demo: the gateway did not start (or its sessions to the services did not log on)" >&2; exit 1
+done
 say "gateway on port $gateway_port; sending $trades trades ($messages messages) through it"
 
 # The participants through the gateway; verify checks every trade's answers against expected.csv.

@@ -31,7 +31,7 @@ public sealed class PgCluster : IDisposable
     public string Root { get; }
 
     /// <summary>The TCP port on 127.0.0.1.</summary>
-    public int Port { get; }
+    public int Port { get; private set; }
 
     /// <summary>The superuser's (<c>postgres</c>) password, random per cluster.</summary>
     public string SuperuserPassword { get; }
@@ -96,7 +96,15 @@ public sealed class PgCluster : IDisposable
     }
 
     /// <summary>Creates and starts a cluster (initdb, start, wait until it answers). Throws with the server's log on failure.</summary>
-    public static PgCluster Create(bool durable = false)
+    public static PgCluster Create(bool durable = false) => Create(durable, firstPort: null);
+
+    /// <summary>
+    /// <see cref="Create(bool)"/>, trying <paramref name="firstPort"/> first when given (a test takes a port it holds).
+    /// A port is free when chosen but the server binds it a moment later, and another program (one of the tests
+    /// running beside it, say) can take it meanwhile: the server is then started again on another port, up to five
+    /// times.
+    /// </summary>
+    internal static PgCluster Create(bool durable, int? firstPort)
     {
         if (Unavailable() is { } why)
         {
@@ -108,7 +116,7 @@ public sealed class PgCluster : IDisposable
         Directory.CreateDirectory(root);
         string? runAs = IsRoot() ? RunAsUser() : null;
         string password = Convert.ToHexString(RandomNumberGenerator.GetBytes(16));
-        var cluster = new PgCluster(bin, root, runAs, FreePort(), password);
+        var cluster = new PgCluster(bin, root, runAs, firstPort ?? FreePort(), password);
         try
         {
             string pwfile = Path.Combine(root, "pwfile");
@@ -132,10 +140,23 @@ public sealed class PgCluster : IDisposable
             string extra = durable
                 ? "\nwal_compression = on\nmax_wal_size = 8GB\ncheckpoint_timeout = 30min\nwal_buffers = 64MB\nshared_buffers = 512MB"
                 : "\nfsync = off\nsynchronous_commit = off\nfull_page_writes = off";
-            File.AppendAllText(Path.Combine(cluster.DataDirectory, "postgresql.conf"),
-                $"\nlisten_addresses = '127.0.0.1'\nport = {cluster.Port}\nunix_socket_directories = '{root}'\nmax_connections = 50\nshared_buffers = 128MB\nmax_locks_per_transaction = 1024{extra}\n");
-            cluster.Start();
-            return cluster;
+            string conf = Path.Combine(cluster.DataDirectory, "postgresql.conf");
+            File.AppendAllText(conf,
+                $"\nlisten_addresses = '127.0.0.1'\nunix_socket_directories = '{root}'\nmax_connections = 50\nshared_buffers = 128MB\nmax_locks_per_transaction = 1024{extra}\n");
+            for (int attempt = 1; ; attempt++)
+            {
+                File.AppendAllText(conf, $"port = {cluster.Port}\n"); // the last setting of a name wins
+                try
+                {
+                    cluster.Start();
+                    return cluster;
+                }
+                catch (InvalidOperationException ex) when (attempt < 5 && ex.Message.Contains("Address already in use", StringComparison.Ordinal))
+                {
+                    File.Delete(cluster.LogFile);
+                    cluster.Port = FreePort();
+                }
+            }
         }
         catch
         {

@@ -15,7 +15,12 @@ public sealed partial class ScaleOutDemoTests
     [ScaleOutDemoFact]
     public void The_demo_passes_every_check_and_leaves_nothing_behind()
     {
-        var (exit, output) = RunDemo(trades: 60, stopAfterSending: false);
+        // Every process's first port is one this test holds: the demo must notice the bind failure and start each
+        // again on another (the race a port chosen before the bind always has; CI's parallel tests lost it once).
+        using var busy = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, 0);
+        busy.Start();
+        int busyPort = ((System.Net.IPEndPoint)busy.LocalEndpoint).Port;
+        var (exit, output) = RunDemo(trades: 60, stopAfterSending: false, firstPorts: string.Join(' ', Enumerable.Repeat(busyPort, 5)));
 
         Assert.True(exit == 0, output);
         var summary = output.TrimEnd().Split('\n')[^1];
@@ -27,6 +32,11 @@ public sealed partial class ScaleOutDemoTests
         Assert.Equal(rows.Groups["expected"].Value, rows.Groups["rows"].Value);
         Assert.True(int.Parse(rows.Groups["db0"].Value, System.Globalization.CultureInfo.InvariantCulture) > 0, summary);
         Assert.True(int.Parse(rows.Groups["db1"].Value, System.Globalization.CultureInfo.InvariantCulture) > 0, summary);
+        foreach (var process in new[] { "PostgreSQL 0", "PostgreSQL 1", "matching service 0", "matching service 1", "the gateway" })
+        {
+            Assert.Contains($"scale-out-demo: {process}: port {busyPort} was taken meanwhile; starting it again on another", output, StringComparison.Ordinal);
+        }
+
         AssertNothingLeft(output);
     }
 
@@ -72,7 +82,7 @@ public sealed partial class ScaleOutDemoTests
         }
     }
 
-    private static (int Exit, string Output) RunDemo(int trades, bool stopAfterSending)
+    private static (int Exit, string Output) RunDemo(int trades, bool stopAfterSending, string? firstPorts = null)
     {
         string root = SharedData.RepositoryRoot() ?? throw new InvalidOperationException("the repository root is not found");
         // The binaries this test project's build made: bin/<configuration>/<framework>/ of the gateway and the persister.
@@ -89,6 +99,15 @@ public sealed partial class ScaleOutDemoTests
         start.Environment["DEMO_FRAMEWORK"] = output.Name;
         start.Environment["DEMO_CONFIGURATION"] = output.Parent!.Name;
         start.Environment.Remove("DEMO_KEEP");
+        if (firstPorts is null)
+        {
+            start.Environment.Remove("DEMO_PORTS");
+        }
+        else
+        {
+            start.Environment["DEMO_PORTS"] = firstPorts;
+        }
+
         using var process = Process.Start(start)!;
         var text = new System.Text.StringBuilder();
         var sending = new ManualResetEventSlim();
