@@ -20,8 +20,11 @@ internal sealed record VerifyOptions
 
     public int Port { get; init; }
 
-    /// <summary>The service's static data (for the in-process service).</summary>
-    public string StaticData { get; init; } = Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo");
+    /// <summary>The service's static data (for the in-process service): by default the generated sets' (<see cref="TradeUniverse"/>).</summary>
+    [System.Diagnostics.CodeAnalysis.AllowNull]
+    public string StaticData { get => _staticData ?? TradeUniverse.StaticDataDirectory; init => _staticData = value; }
+
+    private readonly string? _staticData;
 
     /// <summary>Longest wait for the answers once everything is sent.</summary>
     public TimeSpan Timeout { get; init; } = TimeSpan.FromMinutes(5);
