@@ -23,7 +23,8 @@ internal sealed class ScaleOut : IDisposable
 
     public string Work { get; } = Path.Combine(Path.GetTempPath(), "rapidfix-gateway-" + Guid.NewGuid().ToString("N"));
 
-    public static string DemoStaticData => Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo");
+    /// <summary>The static data of the generated sets the driver sends (the demo's with the generated securities).</summary>
+    public static string GeneratedStaticData => RapidFix.TradeDriver.TradeUniverse.StaticDataDirectory;
 
     public void Dispose()
     {
@@ -62,7 +63,7 @@ internal sealed class ScaleOut : IDisposable
         var server = MatchingServer.Start(new ServiceOptions
         {
             SettingsPath = config,
-            StaticDataPath = DemoStaticData,
+            StaticDataPath = GeneratedStaticData,
             Port = port,
             DataDirectory = Path.Combine(dir, "data"),
             BusinessDate = 20261123,
