@@ -80,13 +80,11 @@ internal sealed record GeneratorOptions
 /// Makes a set of trades over the demo participants (IM1, IM2, EB1, EB2), their accounts and places, and the
 /// generated securities of <see cref="TradeUniverse"/> (static data: <see cref="TradeUniverse.WriteStaticData"/>): the
 /// messages in send order and the expected outcome of each trade. Trade dates are the business date and, for a few
-/// trades, the three business days before it. Deterministic for a
-/// seed. Allocates freely (a tool, not the measured engine) but is linear: a million trades in seconds.
+/// trades, the three business days before it. Deterministic for a seed. Allocates freely (a tool, not the measured engine) but is linear: a million trades in seconds.
 /// </summary>
 internal static class TradeGenerator
 {
-    // What the generator draws from: TradeUniverse's securities (the static data it writes) and the demo participants.
-    // 2026-12-25 is a holiday of both currencies in the demo calendars (a Friday).
+    // 2026-12-25 is a holiday of every currency the generated securities trade in (SGD, USD, EUR; a Friday).
     private const int Holiday = 20261225;
 
     private static readonly (string Manager, string[] Accounts)[] Managers = [("IM1", ["ACC-A", "ACC-B"]), ("IM2", ["ACC-C", "ACC-D"])];
@@ -94,7 +92,6 @@ internal static class TradeGenerator
     // One place for every trade: a SET names no security, so SETs of one manager, broker, side and account are
     // interchangeable between trades only if their places agree.
     private const string Place = "CDP";
-
 
     /// <summary>A valid-check-digit ISIN absent from the demo static data.</summary>
     public const string UnknownIsin = "US5949181045";
