@@ -96,7 +96,8 @@ internal sealed class ScaleOut : IDisposable
         });
 
     /// <summary>tools/TradeDriver verify against <paramref name="port"/> as a child process; its exit code and output.</summary>
-    public Process StartVerify(int port, int trades, int pace)
+    /// <param name="idle">Seconds without any answer that end verify's wait (a service started later needs more than the default 5).</param>
+    public Process StartVerify(int port, int trades, int pace, int idle = 5)
     {
         string driver = Path.Combine(AppContext.BaseDirectory, "RapidFix.TradeDriver.dll");
         var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
@@ -107,7 +108,7 @@ internal sealed class ScaleOut : IDisposable
         };
         foreach (var arg in (string[])["exec", driver, "verify", "--trades", trades.ToString(System.Globalization.CultureInfo.InvariantCulture),
                      "--host", "127.0.0.1", "--port", port.ToString(System.Globalization.CultureInfo.InvariantCulture), "--timeout", "180",
-                     "--pace", pace.ToString(System.Globalization.CultureInfo.InvariantCulture)])
+                     "--idle", idle.ToString(System.Globalization.CultureInfo.InvariantCulture), "--pace", pace.ToString(System.Globalization.CultureInfo.InvariantCulture)])
         {
             start.ArgumentList.Add(arg);
         }

@@ -85,11 +85,12 @@ var host = new Option<string?>("--host") { Description = "a running matching ser
 var port = new Option<int>("--port") { Description = "the running service's port (with --host)", DefaultValueFactory = _ => 5010 };
 var staticData = new Option<DirectoryInfo?>("--static-data") { Description = "static data of the in-process service (default: the set's static-data folder, else the generated sets' static data: the demo's and the generated securities)" };
 var timeout = new Option<int>("--timeout") { Description = "seconds to wait for the answers after the last message", DefaultValueFactory = _ => 300 };
+var idle = new Option<int>("--idle") { Description = "seconds without any answer after which the wait for answers ends early (a partition's service still starting behind a gateway needs more)", DefaultValueFactory = _ => 5 };
 var showRejections = new Option<bool>("--show-rejections") { Description = "print every rejecting ack (with the exception's text) as it arrives" };
 var pace = new Option<int>("--pace") { Description = "send at most this many messages a second (0: as fast as the window allows); fault runs use it to keep traffic flowing through a fault" };
 var verify = new Command("verify", "send a set through FIX sessions to the matching service and check every trade's acks, CLS and exceptions")
 {
-    input, vTrades, seed, host, port, staticData, timeout, showRejections, pace,
+    input, vTrades, seed, host, port, staticData, timeout, idle, showRejections, pace,
 };
 verify.Validators.Add(r =>
 {
@@ -101,6 +102,11 @@ verify.Validators.Add(r =>
     if (Given(r, pace) < 0)
     {
         r.AddError("--pace must be 0 or positive");
+    }
+
+    if (Given(r, idle) < 1)
+    {
+        r.AddError("--idle must be at least 1 second");
     }
 
     if (Given(r, port) is < 0 or > 65535)
@@ -119,6 +125,7 @@ verify.SetAction(parse => Guarded(() => Verifier.Run(new VerifyOptions
     StaticData = parse.GetValue(staticData)?.FullName
                  ?? (parse.GetValue(input) is { } set && Directory.Exists(TradeGenerator.StaticDataOf(set.FullName)) ? TradeGenerator.StaticDataOf(set.FullName) : null),
     Timeout = TimeSpan.FromSeconds(parse.GetValue(timeout)),
+    Idle = TimeSpan.FromSeconds(parse.GetValue(idle)),
     ShowRejections = parse.GetValue(showRejections),
     Pace = parse.GetValue(pace),
 }, Console.Out)));
