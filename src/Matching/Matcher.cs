@@ -1683,7 +1683,9 @@ public sealed class Matcher
         // the one after, whose trade record was; the trade record of the third), so no eviction waits for a miss.
         if (_clearedCount > 0)
         {
-            PrefetchMessages(ref _trades[_clearedRing[_clearedHead]], idEntries: true);
+            ref var next = ref _trades[_clearedRing[_clearedHead]];
+            PrefetchMessages(ref next, idEntries: true);
+            _tradeIndex.Prefetch(next.KeyHash); // its trade-key entry too (FreeTrade's own prefetch comes too late)
         }
 
         if (_clearedCount > 1)

@@ -1,5 +1,6 @@
 using System.Globalization;
 using System.Text;
+using RapidFix.Matching.StaticData;
 
 namespace RapidFix.Matching.Tests;
 
@@ -45,4 +46,35 @@ public sealed class TablesTests
         var small = LargeTables.Allocate<ulong>(16);
         Assert.Equal(16, small.Length);
     }
+
+    [Theory]
+    [InlineData("SG", 100_000)] // ISIN-like: two letters, nine digits, a check character
+    [InlineData("IM", 5_000)]   // participant-like: a prefix and a counter
+    public void Static_data_keys_stay_one_probe_away_and_are_all_found(string prefix, int count)
+    {
+        // The generator writes many more securities than the demo set: the lookup must stay O(1), which needs
+        // the keys spread over the table, not piled up behind one another.
+        var map = new Dictionary<Key16, int>();
+        for (int i = 0; i < count; i++)
+        {
+            Assert.True(Key16.TryCreate(Key(prefix, i), out var key));
+            map.Add(key, i);
+        }
+
+        var table = new KeyTable(map);
+        Assert.True(table.MeanDisplacement() < 1.0, $"mean displacement {table.MeanDisplacement():F2}");
+        for (int i = 0; i < count; i++)
+        {
+            Assert.Equal(i, table.Find(Key(prefix, i)));
+        }
+
+        Assert.Equal(-1, table.Find(Key(prefix, count)));
+        Assert.Equal(-1, table.Find(Key(prefix, count + 1)[..^1]));
+        Assert.Equal(-1, table.Find(default));
+        Assert.Equal(-1, table.Find(new byte[17]));
+    }
+
+    private static byte[] Key(string prefix, int i) => Encoding.ASCII.GetBytes(prefix == "SG"
+        ? prefix + (100_000_000 + i).ToString(CultureInfo.InvariantCulture) + (char)('0' + (i % 10))
+        : prefix + i.ToString("D4", CultureInfo.InvariantCulture));
 }
