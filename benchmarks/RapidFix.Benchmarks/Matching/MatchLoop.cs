@@ -8,7 +8,7 @@ namespace RapidFix.Benchmarks.Matching;
 /// (<c>CLOCK_THREAD_CPUTIME_ID</c>), so time spent descheduled on a loaded machine is not counted: the setup, then
 /// <c>rounds</c> rounds alternating <see cref="MatchingBenchmarks.MatchMessage"/> and
 /// <see cref="MatchingBenchmarks.MatchMessageBatch"/> (7,168 messages each), and the median ns per message of each.
-/// <c>--match-loop RESIDENT ROUNDS [nohuge]</c> (nohuge: the tables on ordinary pages, <see cref="RapidFix.Matching.LargeTables"/>). Not a BenchmarkDotNet run (that is <see cref="MatchingBenchmarks"/>).
+/// <c>--match-loop RESIDENT ROUNDS [nohuge]</c> (nohuge: the tables on ordinary pages, <see cref="RapidFix.Matching.LargeTables"/>). With MATCH_LOOP_PROBES=1 it also prints how far the ID and trade-key index entries lie from where their probe starts. Not a BenchmarkDotNet run (that is <see cref="MatchingBenchmarks"/>).
 /// </summary>
 internal static class MatchLoop
 {
