@@ -135,6 +135,9 @@ internal sealed class RunResult
     /// </summary>
     public long DriverProcessAllocatedBytes { get; init; } = -1;
 
+    /// <summary>Bytes the run's own thread (it waits for the warm-up's end, the last send, the drain, the persister) allocated in the measured phase (-1: unknown).</summary>
+    public long MainAllocatedBytes { get; init; } = -1;
+
     /// <summary>Bytes the sampler's thread allocated from its first interval after the warm-up to its stop (-1: unknown).</summary>
     public long SamplerAllocatedBytes { get; init; } = -1;
 
@@ -294,6 +297,11 @@ internal static class MeasuredRun
         var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
         var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
         samplerThread.Start();
+        // What this thread calls in the measured phase, called once now: a first call's lazy set-up allocates.
+        _ = service.HasExited;
+        _ = persister?.HasExited;
+        _ = journalled();
+        _ = GcSnapshot.Take();
         // Start sending on an empty young generation: what startup allocated (the service's start-up, the sessions,
         // the sampler's histograms, an earlier step's run) is collected now, not while the driver measures.
         Thread.Sleep(20);
@@ -311,10 +319,12 @@ internal static class MeasuredRun
         }
 
         GcSnapshot? measuredFrom = null;
+        long mainFrom = 0;
         if (driverThread.IsAlive)
         {
             persister?.MarkAllocations();
             measuredFrom = GcSnapshot.Take();
+            mainFrom = GC.GetAllocatedBytesForCurrentThread();
         }
 
         driverThread.Join();
@@ -339,6 +349,7 @@ internal static class MeasuredRun
         }
 
         // The measured phase ends here: everything after it (stopping processes, reading files, the analysis) allocates.
+        long mainTo = GC.GetAllocatedBytesForCurrentThread();
         var measuredTo = GcSnapshot.Take();
         if (missingAcks > 0)
         {
@@ -452,6 +463,7 @@ internal static class MeasuredRun
             DriverProcessAllocatedBytes = measuredFrom is { } g ? measuredTo.AllocatedBytes - g.AllocatedBytes : -1,
             DriverMeasuredSeconds = measuredFrom is { } h ? (measuredTo.Timestamp - h.Timestamp) / (double)frequency : 0,
             SamplerAllocatedBytes = sampler.AllocatedAfterWarmUp,
+            MainAllocatedBytes = measuredFrom is null ? -1 : mainTo - mainFrom,
             LagPollerAllocatedBytes = persister?.PollerAllocated ?? -1,
             DriverBytes = journal.DriverBytes,
         };

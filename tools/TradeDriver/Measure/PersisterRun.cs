@@ -76,6 +76,9 @@ internal sealed class PersisterRun : IDisposable
     /// <summary>Asks the poller's thread to take its allocation baseline at its next wake-up (the measured phase starts).</summary>
     public void MarkAllocations() => Interlocked.CompareExchange(ref _allocatedFrom, -1, long.MinValue);
 
+    /// <summary>Whether the persister's process has ended.</summary>
+    public bool HasExited => _process.HasExited;
+
     /// <summary>Every line the persister printed.</summary>
     public IReadOnlyList<string> Lines
     {

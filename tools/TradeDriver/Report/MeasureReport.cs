@@ -186,7 +186,7 @@ internal sealed class MeasureReport
     {
         static string Bytes(long b) => b < 0 ? "?" : b.ToString("N0", Inv);
         string verdict = r.DriverZeroGc switch { true => "PASS", false => "FAIL", null => "not measured (the run ended before its warm-up did)" };
-        return string.Create(Inv, $"{verdict}: {(r.DriverCollections < 0 ? "?" : r.DriverCollections.ToString(Inv))} GCs, {Bytes(r.DriverProcessAllocatedBytes)} bytes allocated by the driver's process over {r.DriverMeasuredSeconds:F1} s from its warm-up's end to the drain's end (sending thread {Bytes(r.DriverAllocatedBytes)} in the steady part, sampler {Bytes(r.SamplerAllocatedBytes)}, persister-lag poller {(r.LagPollerAllocatedBytes < 0 && r.Persister is null ? "none" : Bytes(r.LagPollerAllocatedBytes))})");
+        return string.Create(Inv, $"{verdict}: {(r.DriverCollections < 0 ? "?" : r.DriverCollections.ToString(Inv))} GCs, {Bytes(r.DriverProcessAllocatedBytes)} bytes allocated by the driver's process over {r.DriverMeasuredSeconds:F1} s from its warm-up's end to the drain's end (sending thread {Bytes(r.DriverAllocatedBytes)} in the steady part, run thread {Bytes(r.MainAllocatedBytes)}, sampler {Bytes(r.SamplerAllocatedBytes)}, persister-lag poller {(r.LagPollerAllocatedBytes < 0 && r.Persister is null ? "none" : Bytes(r.LagPollerAllocatedBytes))})");
     }
 
     /// <summary>The GC count of the continuous phase: the trace's, else the service's report, else the stats file's.</summary>
@@ -279,6 +279,7 @@ internal sealed class MeasureReport
                     collections = r.DriverCollections,
                     processAllocatedBytes = r.DriverProcessAllocatedBytes,
                     allocatedBytes = r.DriverAllocatedBytes,
+                    runThreadAllocatedBytes = r.MainAllocatedBytes,
                     samplerAllocatedBytes = r.SamplerAllocatedBytes,
                     lagPollerAllocatedBytes = r.LagPollerAllocatedBytes,
                     line = DriverGcLine(r),
