@@ -158,22 +158,23 @@ internal sealed class HlogEncoder
         return at;
     }
 
+    // The index of the highest non-zero count, -1 when empty: counted up from the bottom until the counts seen
+    // make the total (the interval histograms are copies nobody records into), so only the recorded range is read.
     private int LastNonZero(HistogramBase h)
     {
-        if (h.TotalCount == 0)
+        long total = h.TotalCount, seen = 0;
+        int last = -1;
+        for (int i = 0; i < _counts && seen < total; i++)
         {
-            return -1;
-        }
-
-        for (int i = _counts - 1; i >= 0; i--)
-        {
-            if (h.GetCountAtValue(ValueAt(i)) != 0)
+            long count = h.GetCountAtValue(ValueAt(i));
+            if (count != 0)
             {
-                return i;
+                seen += count;
+                last = i;
             }
         }
 
-        return -1;
+        return last;
     }
 
     // The lowest value of counts index i (HdrHistogram's valueFromIndex).
