@@ -26,6 +26,7 @@ internal static class MeasureCommands
         root.Subcommands.Add(SweepCommand("curve", "sweep the offered rate: p50, p99, p99.99 against achieved throughput (paper 004)", mst: false));
         root.Subcommands.Add(EchoCommands.SideBySide());
         root.Subcommands.Add(EchoCommands.Acceptor());
+        root.Subcommands.Add(PersisterLag.Command());
         root.Subcommands.Add(SweepCommand("mst", "search the maximum sustainable throughput (paper 001): the highest offered rate that achieved keeps up with, queues bounded", mst: true));
     }
 

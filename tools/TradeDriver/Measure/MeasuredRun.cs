@@ -124,14 +124,38 @@ internal sealed class RunResult
     /// <summary>Why no persister ran, or null when one did.</summary>
     public string? PersisterSkipped { get; init; }
 
-    /// <summary>Collections in the driver's own process while it sent (the sampler's and the lag poller's per-interval allocations included).</summary>
-    public long DriverCollections { get; init; }
+    /// <summary>
+    /// Collections in the driver's own process in its measured phase (from the warm-up's end to the end of the
+    /// drain: the last answers awaited, the persister caught up); -1 when the run ended before its warm-up did.
+    /// </summary>
+    public long DriverCollections { get; init; } = -1;
 
     /// <summary>Bytes the driver's sending thread allocated from the steady part's first send to the last send (-1: unknown).</summary>
     public long DriverAllocatedBytes { get; init; } = -1;
 
-    /// <summary>Bytes the driver's whole process allocated while it sent (the sampler's and the lag poller's per-interval work).</summary>
-    public long DriverProcessAllocatedBytes { get; init; }
+    /// <summary>
+    /// Bytes the driver's whole process allocated in its measured phase (<see cref="DriverCollections"/>'s window;
+    /// <c>GC.GetTotalAllocatedBytes(precise: true)</c> at both ends); -1 when the run ended before its warm-up did.
+    /// </summary>
+    public long DriverProcessAllocatedBytes { get; init; } = -1;
+
+    /// <summary>Bytes the run's own thread (it waits for the warm-up's end, the last send, the drain, the persister) allocated in the measured phase (-1: unknown).</summary>
+    public long MainAllocatedBytes { get; init; } = -1;
+
+    /// <summary>Bytes the sampler's thread allocated from its first interval after the warm-up to its stop (-1: unknown).</summary>
+    public long SamplerAllocatedBytes { get; init; } = -1;
+
+    /// <summary>Bytes the persister-lag poller's thread allocated from the warm-up's end to its stop (-1: no persister, or unknown).</summary>
+    public long LagPollerAllocatedBytes { get; init; } = -1;
+
+    /// <summary>Seconds of the driver's measured phase (<see cref="DriverCollections"/>'s window).</summary>
+    public double DriverMeasuredSeconds { get; init; }
+
+    /// <summary>
+    /// The driver's own GC verdict: its process collected nothing and allocated nothing in its measured phase
+    /// (null: not measured, the run ended before its warm-up did).
+    /// </summary>
+    public bool? DriverZeroGc => DriverCollections < 0 || DriverProcessAllocatedBytes < 0 ? null : DriverCollections == 0 && DriverProcessAllocatedBytes == 0;
 
     /// <summary>The driver's estimated memory: its streamed set, its intended-time window, its runtime (<see cref="JournalSizing.DriverBytes"/>).</summary>
     public long DriverBytes { get; init; }
@@ -259,7 +283,8 @@ internal static class MeasuredRun
             notes.Add("the service's stats file never appeared: no queue samples");
         }
 
-        long Journalled() => stats is not null && stats.TryRead(out var now) ? now.Journalled : 0;
+        // One delegate, made now: one made per call in the measured phase would allocate.
+        Func<long> journalled = () => stats is not null && stats.TryRead(out var now) ? now.Journalled : 0;
 
         var sessions = new FixSession[participants.Count];
         for (int i = 0; i < sessions.Length; i++)
@@ -269,48 +294,79 @@ internal static class MeasuredRun
 
         var schedule = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, Stopwatch.GetTimestamp() + (frequency / 10), frequency);
         sink.Schedule = schedule;
-        persister?.StartPolling(Journalled, () => (Stopwatch.GetTimestamp() - schedule.Start) / (double)frequency, TimeSpan.FromSeconds(o.IntervalSeconds));
+        double runSeconds = (schedule.End - schedule.Start) / (double)frequency;
+        persister?.StartPolling(service.StatsPath, schedule.Start, TimeSpan.FromSeconds(o.IntervalSeconds),
+            (int)Math.Min(10_000_000, ((runSeconds + (3 * o.DrainSeconds) + 60) / o.IntervalSeconds) + 64));
         var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency);
         var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
         var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
         samplerThread.Start();
+        // What this thread calls in the measured phase, called once now: a first call's lazy set-up allocates.
+        _ = service.HasExited;
+        _ = persister?.HasExited;
+        _ = journalled();
+        _ = GcSnapshot.Take();
         // Start sending on an empty young generation: what startup allocated (the service's start-up, the sessions,
         // the sampler's histograms, an earlier step's run) is collected now, not while the driver measures.
         Thread.Sleep(20);
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
-        long driverCollections = DriverCollections();
-        long processAllocated = GC.GetTotalAllocatedBytes(precise: false);
         var driverThread = new Thread(() => driver.Run(stopRequested)) { Name = "measure-driver", Priority = ThreadPriority.AboveNormal };
         driverThread.Start();
+        // The driver's measured phase starts when its warm-up ends: from then on its process must allocate nothing
+        // (its sessions' first sends, the JIT's first calls, the sampler's first interval are warm-up).
+        long warmedUp = schedule.StartOf(RunPhase.RampUp);
+        for (long left = warmedUp - Stopwatch.GetTimestamp(); left > 0 && driverThread.IsAlive; left = warmedUp - Stopwatch.GetTimestamp())
+        {
+            driverThread.Join((int)Math.Clamp(left * 1000 / frequency, 1, 100));
+        }
+
+        GcSnapshot? measuredFrom = null;
+        long mainFrom = 0;
+        if (driverThread.IsAlive)
+        {
+            persister?.MarkAllocations();
+            measuredFrom = GcSnapshot.Take();
+            mainFrom = GC.GetAllocatedBytesForCurrentThread();
+        }
+
         driverThread.Join();
-        driverCollections = DriverCollections() - driverCollections;
-        processAllocated = GC.GetTotalAllocatedBytes(precise: false) - processAllocated;
 
         long ackable = driver.SentAckable; // a refused send gets no ack
-        var drain = Stopwatch.StartNew();
-        while (sink.Acks < ackable && drain.Elapsed.TotalSeconds < o.DrainSeconds && !service.HasExited)
+        long drainStart = Stopwatch.GetTimestamp();
+        long drainLimit = drainStart + (long)(o.DrainSeconds * frequency);
+        while (sink.Acks < ackable && Stopwatch.GetTimestamp() < drainLimit && !service.HasExited)
         {
             Thread.Sleep(10);
         }
 
-        double drainSeconds = drain.Elapsed.TotalSeconds;
-        if (sink.Acks < ackable)
+        double drainSeconds = (Stopwatch.GetTimestamp() - drainStart) / (double)frequency;
+        long missingAcks = ackable - sink.Acks;
+        Thread.Sleep(200); // the last samples
+        double? catchUp = null;
+        long finalJournalled = 0;
+        if (persister is not null)
         {
-            notes.Add($"{ackable - sink.Acks} acks still missing {o.DrainSeconds:F0} s after the last send");
+            catchUp = persister.WaitCaughtUp(journalled, TimeSpan.FromSeconds(o.DrainSeconds));
+            finalJournalled = journalled();
         }
 
-        Thread.Sleep(200); // the last samples
+        // The measured phase ends here: everything after it (stopping processes, reading files, the analysis) allocates.
+        long mainTo = GC.GetAllocatedBytesForCurrentThread();
+        var measuredTo = GcSnapshot.Take();
+        if (missingAcks > 0)
+        {
+            notes.Add($"{missingAcks} acks still missing {o.DrainSeconds:F0} s after the last send");
+        }
+
         PersisterSummary? persisted = null;
         if (persister is not null)
         {
-            double? catchUp = persister.WaitCaughtUp(Journalled, TimeSpan.FromSeconds(o.DrainSeconds));
-            long final = Journalled();
             int persisterExit = persister.Stop(TimeSpan.FromSeconds(30));
             File.WriteAllLines(Path.Combine(work, "persister-output.txt"), persister.Lines);
             var points = persister.Points;
-            persisted = new PersisterSummary(persister.Describe, points, catchUp, points.Count > 0 ? Math.Max(0, final - points[^1].Persisted) : final, persisterExit);
+            persisted = new PersisterSummary(persister.Describe, points, catchUp, points.Count > 0 ? Math.Max(0, finalJournalled - points[^1].Persisted) : finalJournalled, persisterExit);
             if (catchUp is null)
             {
                 notes.Add(persisted.Line);
@@ -319,6 +375,11 @@ internal static class MeasuredRun
             if (persisterExit != 0)
             {
                 notes.Add($"the persister exited with code {persisterExit} (its output: {Path.Combine(work, "persister-output.txt")})");
+            }
+
+            if (persister.PointsDropped > 0)
+            {
+                notes.Add($"{persister.PointsDropped} persister-lag readings did not fit the array sized for the run (not in the lag figures)");
             }
         }
 
@@ -401,9 +462,13 @@ internal static class MeasuredRun
             Sizing = journal,
             Persister = persisted,
             PersisterSkipped = skipped,
-            DriverCollections = driverCollections,
+            DriverCollections = measuredFrom is { } f ? measuredTo.Collections - f.Collections : -1,
             DriverAllocatedBytes = driver.AllocatedWhileSending,
-            DriverProcessAllocatedBytes = processAllocated,
+            DriverProcessAllocatedBytes = measuredFrom is { } g ? measuredTo.AllocatedBytes - g.AllocatedBytes : -1,
+            DriverMeasuredSeconds = measuredFrom is { } h ? (measuredTo.Timestamp - h.Timestamp) / (double)frequency : 0,
+            SamplerAllocatedBytes = sampler.AllocatedAfterWarmUp,
+            MainAllocatedBytes = measuredFrom is null ? -1 : mainTo - mainFrom,
+            LagPollerAllocatedBytes = persister?.PollerAllocated ?? -1,
             DriverBytes = journal.DriverBytes,
         };
     }
@@ -411,8 +476,6 @@ internal static class MeasuredRun
     /// <summary>The growth a queue may show over the steady window: a tenth of a second's messages, at least 1,000.</summary>
     internal static double Tolerance(double rate) => Math.Max(1000, rate * 0.1);
 
-    /// <summary>The driver process's collections so far, every generation.</summary>
-    internal static long DriverCollections() => GC.CollectionCount(0) + GC.CollectionCount(1) + GC.CollectionCount(2);
 
     // The samples from the steady part's start to its end.
     private static ArraySegment<QueueSample> SteadyWindow(QueueSample[] samples, OpenLoopSchedule schedule)
@@ -422,6 +485,17 @@ internal static class MeasuredRun
         int last = Array.FindLastIndex(samples, s => s.Tick <= to);
         return first < 0 || last < first ? ArraySegment<QueueSample>.Empty : new ArraySegment<QueueSample>(samples, first, last - first + 1);
     }
+}
+
+/// <summary>
+/// The driver process's collections and allocated bytes at one moment: <c>GC.CollectionCount(0)</c> (every
+/// collection counts generation 0) and <c>GC.GetTotalAllocatedBytes(precise: true)</c> (which pauses the runtime
+/// for a moment to count what every thread's allocation context holds: taken twice a run, at the warm-up's end and
+/// after the drain, never in the steady part).
+/// </summary>
+internal readonly record struct GcSnapshot(long Collections, long AllocatedBytes, long Timestamp)
+{
+    public static GcSnapshot Take() => new(GC.CollectionCount(0), GC.GetTotalAllocatedBytes(precise: true), Stopwatch.GetTimestamp());
 }
 
 /// <summary>The driver's participants: one RapidFix initiator session each, every answer to the sink.</summary>

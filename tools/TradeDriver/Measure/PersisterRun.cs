@@ -15,9 +15,10 @@ internal readonly record struct LagPoint(double Seconds, long Journalled, long P
 /// PostgreSQL beside a measured run (issue 11): a throwaway cluster (initdb in a temporary folder, a free port,
 /// stopped and deleted at the end), the schema migrated, and the persister in <b>its own process</b> through its
 /// ordinary command line (<c>RapidFix.Persister run --data-dir ... --db ...</c>: Npgsql allocates, so never in the
-/// zero-GC service process). A poller thread reads how far PostgreSQL has got with the input journal once per
-/// interval: the persister lag the report shows. Its query allocates in the driver's process, once per interval and
-/// never per message, like the sampler's .hlog encoder.
+/// zero-GC service process). How far PostgreSQL has got with the input journal (the persister lag the report shows)
+/// is read once per interval by a child process, <see cref="PersisterLag"/> (<c>persister-lag</c>: its SQL query
+/// allocates), which publishes it in a memory-mapped <see cref="LagFile"/>; the driver's poller thread copies each
+/// new reading into an array sized at startup and allocates nothing.
 /// </summary>
 internal sealed class PersisterRun : IDisposable
 {
@@ -25,16 +26,27 @@ internal sealed class PersisterRun : IDisposable
     private readonly PgCluster _cluster;
     private readonly Process _process;
     private readonly string _reader;
+    private readonly string _password;
+    private readonly string _work;
     private readonly List<string> _lines = [];
-    private readonly List<LagPoint> _points = [];
+    private readonly object _pointsLock = new();
     private readonly ManualResetEventSlim _stop = new();
+    private LagPoint[] _points = [];
+    private int _pointCount;
+    private long _pointsDropped;
     private Thread? _poller;
+    private Process? _lagReader;
+    private LagFile? _lagFile;
+    private long _allocatedFrom = long.MinValue;
+    private long _allocated = -1;
 
-    private PersisterRun(PgCluster cluster, Process process, string reader)
+    private PersisterRun(PgCluster cluster, Process process, string reader, string password, string work)
     {
         _cluster = cluster;
         _process = process;
         _reader = reader;
+        _password = password;
+        _work = work;
     }
 
     /// <summary>The cluster's address, for the report's header.</summary>
@@ -45,12 +57,27 @@ internal sealed class PersisterRun : IDisposable
     {
         get
         {
-            lock (_points)
+            lock (_pointsLock)
             {
-                return [.. _points];
+                return _points.AsSpan(0, _pointCount).ToArray();
             }
         }
     }
+
+    /// <summary>Readings the poller could not keep (its array, sized for the run, was full): 0 expected.</summary>
+    public long PointsDropped => Interlocked.Read(ref _pointsDropped);
+
+    /// <summary>
+    /// Bytes the poller's thread allocated from <see cref="MarkAllocations"/> to its stop (-1: not marked, or not
+    /// stopped yet).
+    /// </summary>
+    public long PollerAllocated => Interlocked.Read(ref _allocated);
+
+    /// <summary>Asks the poller's thread to take its allocation baseline at its next wake-up (the measured phase starts).</summary>
+    public void MarkAllocations() => Interlocked.CompareExchange(ref _allocatedFrom, -1, long.MinValue);
+
+    /// <summary>Whether the persister's process has ended.</summary>
+    public bool HasExited => _process.HasExited;
 
     /// <summary>Every line the persister printed.</summary>
     public IReadOnlyList<string> Lines
@@ -115,7 +142,7 @@ internal sealed class PersisterRun : IDisposable
 
             start.Environment["PGPASSWORD"] = password; // never on a command line that ps shows
             var process = new Process { StartInfo = start };
-            var run = new PersisterRun(cluster, process, cluster.ConnectionString(Database, Schema.WriterRole, password));
+            var run = new PersisterRun(cluster, process, writer, password, Directory.CreateDirectory(work).FullName);
             process.OutputDataReceived += (_, e) => run.OnLine(e.Data);
             process.ErrorDataReceived += (_, e) => run.OnLine(e.Data);
             process.Start();
@@ -133,55 +160,97 @@ internal sealed class PersisterRun : IDisposable
     }
 
     /// <summary>
-    /// Samples the lag every <paramref name="interval"/> on its own thread: <paramref name="journalled"/> is the
-    /// service's count of journalled inputs (its stats file), <paramref name="seconds"/> the run's clock.
+    /// Samples the lag every <paramref name="interval"/>: starts the <c>persister-lag</c> child (startup: a process, a
+    /// mapped file) reading the service's stats file <paramref name="statsPath"/> and PostgreSQL, and the poller
+    /// thread that copies each new reading into an array of <paramref name="capacity"/> points; a reading's time is
+    /// in seconds from <paramref name="originTicks"/> (the run's clock, <see cref="Stopwatch"/>: one monotonic clock
+    /// for both processes).
     /// </summary>
-    public void StartPolling(Func<long> journalled, Func<double> seconds, TimeSpan interval)
+    public void StartPolling(string statsPath, long originTicks, TimeSpan interval, int capacity)
     {
+        _points = new LagPoint[Math.Max(16, capacity)];
+        string lagPath = Path.Combine(_work, "persister-lag.bin");
+        _lagFile = LagFile.Create(lagPath);
+        var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
+        {
+            RedirectStandardInput = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[] { "exec", typeof(PersisterLag).Assembly.Location, "persister-lag", "--db", _reader, "--stats", statsPath,
+                     "--lag-file", lagPath, "--interval-ms", ((long)interval.TotalMilliseconds).ToString(CultureInfo.InvariantCulture) })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        start.Environment["PGPASSWORD"] = _password;
+        _lagReader = Process.Start(start) ?? throw new InvalidOperationException("the persister-lag reader did not start");
+        var lag = _lagFile;
+        // Woken four times an interval: a reading is copied within a quarter of an interval of the child's write.
+        var wake = TimeSpan.FromMilliseconds(Math.Max(10, interval.TotalMilliseconds / 4));
+        double frequency = Stopwatch.Frequency;
         _poller = new Thread(() =>
         {
-            using var connection = new NpgsqlConnection(_reader);
-            using var query = new NpgsqlCommand("SELECT coalesce(max(seq), 0) FROM rapidfix.journal_position WHERE source = 'matching-input'", connection);
+            long seen = 0;
             do
             {
-                try
+                if (Interlocked.Read(ref _allocatedFrom) == -1)
                 {
-                    if (connection.State != System.Data.ConnectionState.Open)
-                    {
-                        connection.Open();
-                    }
-
-                    long journal = journalled();
-                    // Record 1 of the input journal is its control record (the business date), not an input.
-                    long persisted = Math.Max(0, Convert.ToInt64(query.ExecuteScalar(), CultureInfo.InvariantCulture) - 1);
-                    lock (_points)
-                    {
-                        _points.Add(new LagPoint(seconds(), journal, persisted));
-                    }
+                    Interlocked.Exchange(ref _allocatedFrom, GC.GetAllocatedBytesForCurrentThread());
                 }
-                catch (Exception e) when (e is NpgsqlException or InvalidOperationException or TimeoutException)
+
+                if (lag.TryRead(out long count, out long timestamp, out long journalled, out long persisted) && count > seen)
                 {
-                    connection.Close(); // the next interval opens it again
+                    seen = count;
+                    lock (_pointsLock)
+                    {
+                        if (_pointCount < _points.Length)
+                        {
+                            _points[_pointCount++] = new LagPoint((timestamp - originTicks) / frequency, journalled, persisted);
+                        }
+                        else
+                        {
+                            _pointsDropped++;
+                        }
+                    }
                 }
             }
-            while (!_stop.Wait(interval));
+            while (!_stop.Wait(wake));
+
+            long from = Interlocked.Read(ref _allocatedFrom);
+            if (from >= 0)
+            {
+                Interlocked.Exchange(ref _allocated, GC.GetAllocatedBytesForCurrentThread() - from);
+            }
         }) { IsBackground = true, Name = "measure-persister-lag" };
         _poller.Start();
     }
 
     /// <summary>
     /// Waits up to <paramref name="timeout"/> for PostgreSQL to hold every journalled input (the persister's
-    /// catch-up after the last send); returns the seconds it took, or null when it did not catch up.
+    /// catch-up after the last send); returns the seconds it took, or null when it did not catch up. Allocates
+    /// nothing (the driver's measured phase ends after it).
     /// </summary>
     public double? WaitCaughtUp(Func<long> journalled, TimeSpan timeout)
     {
-        var clock = Stopwatch.StartNew();
-        while (clock.Elapsed < timeout && !_process.HasExited)
+        long start = Stopwatch.GetTimestamp();
+        long limit = start + (long)(timeout.TotalSeconds * Stopwatch.Frequency);
+        while (Stopwatch.GetTimestamp() < limit && !_process.HasExited)
         {
-            var points = Points;
-            if (points.Count > 0 && points[^1].Persisted >= journalled() && points[^1].Journalled >= journalled())
+            LagPoint last = default;
+            int count;
+            lock (_pointsLock)
             {
-                return clock.Elapsed.TotalSeconds;
+                count = _pointCount;
+                if (count > 0)
+                {
+                    last = _points[count - 1];
+                }
+            }
+
+            long now = journalled();
+            if (count > 0 && last.Persisted >= now && last.Journalled >= now)
+            {
+                return (Stopwatch.GetTimestamp() - start) / (double)Stopwatch.Frequency;
             }
 
             Thread.Sleep(50);
@@ -195,6 +264,7 @@ internal sealed class PersisterRun : IDisposable
     {
         _stop.Set();
         _poller?.Join();
+        StopLagReader();
         return ServiceProcess.Terminate(_process, timeout);
     }
 
@@ -208,9 +278,37 @@ internal sealed class PersisterRun : IDisposable
         }
 
         _poller?.Join();
+        StopLagReader();
         _process.Dispose();
         _cluster.Dispose();
         _stop.Dispose();
+    }
+
+    // Its standard input closed, the reader ends; killed if it does not within 10 s.
+    private void StopLagReader()
+    {
+        if (_lagReader is { } reader)
+        {
+            _lagReader = null;
+            try
+            {
+                reader.StandardInput.Close();
+                if (!reader.WaitForExit(10_000))
+                {
+                    reader.Kill(entireProcessTree: true);
+                    reader.WaitForExit();
+                }
+            }
+            catch (Exception e) when (e is InvalidOperationException or IOException)
+            {
+                // it had ended
+            }
+
+            reader.Dispose();
+        }
+
+        _lagFile?.Dispose();
+        _lagFile = null;
     }
 
     /// <summary>

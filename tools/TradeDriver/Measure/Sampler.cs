@@ -7,8 +7,9 @@ namespace RapidFix.TradeDriver.Measure;
 /// The measuring process's clock-driven side: every <see cref="RunOptions.SampleSeconds"/> it samples the driver's,
 /// sink's and service's counters into a pre-sized array (operational analysis); every
 /// <see cref="RunOptions.IntervalSeconds"/> it takes the interval histograms (latency over time), appends them to the
-/// <c>.hlog</c> and prints the progress line. Sampling and the progress line allocate nothing; the <c>.hlog</c>
-/// encoder allocates a little per interval (HdrHistogram's compressor), on this thread only, never per message.
+/// <c>.hlog</c> and prints the progress line. Once started it allocates nothing, for a run of any length: the
+/// arrays are sized at construction, the <c>.hlog</c> lines are encoded into a buffer allocated once
+/// (<see cref="HlogEncoder"/>) and the progress line into another (<see cref="LineBuffer"/>).
 /// </summary>
 internal sealed class Sampler
 {
@@ -25,6 +26,9 @@ internal sealed class Sampler
     private readonly HistogramBase _send = LatencyRecorder.New();
     private readonly HistogramBase _cls = LatencyRecorder.New();
     private readonly LineBuffer _progress = new(256);
+    private readonly HlogEncoder _encoder;
+    private long _allocatedFrom = -1;
+    private long _allocated = -1;
     private int _sampleCount;
     private int _intervalCount;
     private volatile bool _stop;
@@ -42,7 +46,14 @@ internal sealed class Sampler
         double seconds = (schedule.End - schedule.Start) / (double)schedule.Frequency + o.DrainSeconds + 10;
         _samples = new QueueSample[(int)Math.Min(50_000_000, (seconds / o.SampleSeconds) + 16)];
         _intervals = new IntervalPoint[(int)Math.Min(10_000_000, (seconds / o.IntervalSeconds) + 16)];
+        _encoder = new HlogEncoder(_ack);
     }
+
+    /// <summary>
+    /// Bytes this thread allocated from its first interval after the warm-up to its stop (after <see cref="Stop"/>;
+    /// -1 when it never got there).
+    /// </summary>
+    public long AllocatedAfterWarmUp => Interlocked.Read(ref _allocated);
 
     /// <summary>The samples taken (a copy, after <see cref="Stop"/>).</summary>
     public QueueSample[] Samples => _samples.AsSpan(0, _sampleCount).ToArray();
@@ -61,10 +72,17 @@ internal sealed class Sampler
         long nextInterval = _schedule.Start + intervalTicks;
         long lastIntervalTick = _schedule.Start;
         long lastSent = 0, lastMatched = 0;
-        using var hlog = _o.WriteHlog ? new HlogFile(Path.Combine(_o.OutputDirectory, "intervals.hlog"), DateTime.UtcNow) : null;
+        long warmedUp = _schedule.StartOf(RunPhase.RampUp);
+        using var hlog = _o.WriteHlog ? new HlogFile(Path.Combine(_o.OutputDirectory, "intervals.hlog"), DateTime.UtcNow, _encoder) : null;
+        WarmUp();
         while (!_stop)
         {
             long now = Stopwatch.GetTimestamp();
+            if (_allocatedFrom < 0 && now >= warmedUp)
+            {
+                _allocatedFrom = GC.GetAllocatedBytesForCurrentThread();
+            }
+
             if (now >= nextSample)
             {
                 TakeSample(now);
@@ -82,12 +100,12 @@ internal sealed class Sampler
                 _latency.TakeInterval(LatencyChannel.Ack, _ack);
                 _latency.TakeInterval(LatencyChannel.Send, _send);
                 _latency.TakeInterval(LatencyChannel.Cls, _cls);
-                hlog?.Append(_ack, "ack", lastIntervalTick - _schedule.Start, now - _schedule.Start, frequency);
-                hlog?.Append(_send, "send", lastIntervalTick - _schedule.Start, now - _schedule.Start, frequency);
-                hlog?.Append(_cls, "cls", lastIntervalTick - _schedule.Start, now - _schedule.Start, frequency);
+                hlog?.Append(_ack, "ack"u8, lastIntervalTick - _schedule.Start, now - _schedule.Start, frequency);
+                hlog?.Append(_send, "send"u8, lastIntervalTick - _schedule.Start, now - _schedule.Start, frequency);
+                hlog?.Append(_cls, "cls"u8, lastIntervalTick - _schedule.Start, now - _schedule.Start, frequency);
                 var point = new IntervalPoint((now - _schedule.Start) / (double)frequency, _schedule.PhaseAt(now), (last.DriverSent - lastSent) / dt,
                     (last.Matched - lastMatched) / dt, _ack.TotalCount, Percentile(_ack, 50), Percentile(_ack, 99), Percentile(_ack, 99.99),
-                    _ack.TotalCount == 0 ? 0 : _ack.GetMaxValue() / 1000.0, last.Gen0Collections, last.ResidentBytes);
+                    _encoder.MaxValue(_ack) / 1000.0, last.Gen0Collections, last.ResidentBytes);
                 if (_intervalCount < _intervals.Length)
                 {
                     _intervals[_intervalCount++] = point;
@@ -116,6 +134,26 @@ internal sealed class Sampler
         }
 
         TakeSample(Stopwatch.GetTimestamp());
+        if (_allocatedFrom >= 0)
+        {
+            Interlocked.Exchange(ref _allocated, GC.GetAllocatedBytesForCurrentThread() - _allocatedFrom);
+        }
+    }
+
+    // One interval's work done once before the schedule starts, written nowhere (nothing is recorded yet, so the
+    // interval histograms stay empty): with intervals longer than the warm-up the first real interval falls in the
+    // driver's measured phase, and a first call's lazy set-up there allocated (80 bytes in a 10-s-interval soak).
+    private void WarmUp()
+    {
+        TakeSample(Stopwatch.GetTimestamp());
+        _sampleCount = 0;
+        _latency.TakeInterval(LatencyChannel.Ack, _ack);
+        _latency.TakeInterval(LatencyChannel.Send, _send);
+        _latency.TakeInterval(LatencyChannel.Cls, _cls);
+        _ = _encoder.Line(_ack, "ack"u8, 0, 1000).Length + _encoder.MaxValue(_ack) + Percentile(_ack, 99);
+        var point = new IntervalPoint(0, _schedule.PhaseAt(_schedule.Start), 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        Progress(point, _schedule.Start, write: false);
+        _output.Write(_progress.Buffer, 0, 0);
     }
 
     private static double Percentile(HistogramBase h, double p) => h.TotalCount == 0 ? 0 : h.GetValueAtPercentile(p) / 1000.0;
@@ -148,7 +186,7 @@ internal sealed class Sampler
 
     // "12.0 s of 67.0 s (55 s left)  steady  sent 10000/s  matched 9998/s  p99 41.3 us  GC 0  RSS 812 MB": built in a
     // char buffer with TryFormat, written in one call.
-    private void Progress(in IntervalPoint p, long now)
+    private void Progress(in IntervalPoint p, long now, bool write = true)
     {
         double total = (_schedule.End - _schedule.Start) / (double)_schedule.Frequency;
         var w = _progress.Reset();
@@ -156,7 +194,11 @@ internal sealed class Sampler
             .Append(p.Phase switch { RunPhase.WarmUp => "warm-up", RunPhase.RampUp => "ramp-up", RunPhase.Steady => "steady", _ => "ramp-down" })
             .Append("  sent ").Append(p.SentPerSecond, "F0").Append("/s  matched ").Append(p.MatchedPerSecond, "F0").Append("/s  p99 ")
             .Append(p.AckP99, "F1").Append(" us  GC ").Append(p.Gen0Collections, "D").Append("  RSS ").Append(p.ResidentBytes / (1 << 20), "D").Append(" MB");
-        _output.WriteLine(w.Buffer, 0, w.Length);
+        if (write)
+        {
+            _output.WriteLine(w.Buffer, 0, w.Length);
+        }
+
         _ = now;
     }
 }
@@ -200,58 +242,5 @@ internal sealed class LineBuffer(int capacity)
         }
 
         return this;
-    }
-}
-
-/// <summary>
-/// An HdrHistogram interval log (<c>.hlog</c>): one tagged, compressed histogram per interval and channel, in ASCII as
-/// the Java and .NET log readers expect (HdrHistogram.NET's writer emits UTF-16, so its text is re-encoded here).
-/// </summary>
-internal sealed class HlogFile : IDisposable
-{
-    private readonly FileStream _file;
-    private readonly MemoryStream _buffer = new();
-    private readonly HistogramLogWriter _writer;
-    private readonly long _startMs;
-    private long _copied;
-
-    public HlogFile(string path, DateTime start)
-    {
-        _file = new FileStream(path, FileMode.Create, FileAccess.Write, FileShare.Read);
-        _writer = new HistogramLogWriter(_buffer);
-        _writer.Write(start); // the header: format version, start time, legend
-        _startMs = new DateTimeOffset(start).ToUnixTimeMilliseconds();
-        Copy();
-    }
-
-    /// <summary>Appends one interval's histogram (its start and end, in ticks from the run's start).</summary>
-    public void Append(HistogramBase h, string tag, long fromTicks, long toTicks, long frequency)
-    {
-        h.Tag = tag;
-        h.StartTimeStamp = _startMs + (fromTicks * 1000 / frequency);
-        h.EndTimeStamp = _startMs + (toTicks * 1000 / frequency);
-        _writer.Append(h);
-        Copy();
-    }
-
-    public void Dispose()
-    {
-        _writer.Dispose();
-        _file.Dispose();
-    }
-
-    // Moves what the writer added from the buffer to the file as ASCII (the writer flushes after each entry).
-    private void Copy()
-    {
-        var bytes = _buffer.GetBuffer().AsSpan((int)_copied, (int)(_buffer.Length - _copied));
-        _copied = _buffer.Length;
-        string text = System.Text.Encoding.Unicode.GetString(bytes).TrimStart('\uFEFF');
-        _file.Write(System.Text.Encoding.ASCII.GetBytes(text));
-        _file.Flush();
-        if (_copied > 1 << 20)
-        {
-            _buffer.SetLength(0);
-            _copied = 0;
-        }
     }
 }

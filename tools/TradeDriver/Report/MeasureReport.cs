@@ -57,7 +57,7 @@ internal sealed class MeasureReport
             h.Add(("store", $"journal session stores and input journal (write window {r.Sizing.JournalBytes / (1 << 20):N0} MiB, committed at startup; session stores committed at startup), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
                             (r.Persister is { } p ? p.Description : r.PersisterSkipped is { } why ? $"no PostgreSQL persister ({why})" : "no PostgreSQL persister")));
             h.Add(("path", PathLine(r)));
-            h.Add(("driver", string.Create(Inv, $"the set streamed (formatted a little ahead into a fixed ring, nothing held for the run), about {r.DriverBytes / (1 << 20):N0} MiB whatever the run's length; while sending: {r.DriverCollections} GCs in the driver's process, {(r.DriverAllocatedBytes < 0 ? "?" : r.DriverAllocatedBytes.ToString("N0", Inv))} bytes allocated by its sending thread after the warm-up, {r.DriverProcessAllocatedBytes:N0} by the whole process (the sampler's and the lag poller's per-interval work)")));
+            h.Add(("driver", string.Create(Inv, $"the set streamed (formatted a little ahead into a fixed ring, nothing held for the run), about {r.DriverBytes / (1 << 20):N0} MiB whatever the run's length; its own GC verdict with the service's, below")));
             h.Add(("rates", $"asked {r.Schedule.Rate:N0} messages/s; sent {r.SentPerSecond:N0}/s, achieved (matched) {r.AchievedPerSecond:N0}/s over the steady {r.Schedule.SecondsOf(RunPhase.Steady):F0} s"));
         }
 
@@ -108,6 +108,7 @@ internal sealed class MeasureReport
             var step = r.Step;
             t.Append(Inv, $": {(step.Sustainable(0) ? "sustainable" : "UNSUSTAINABLE")} at {r.Schedule.Rate:N0}/s ({step.Path}){(step.Sustainable(0) ? "" : ": " + step.Why(0))}\n");
             t.Append(Inv, $"GC of the service's continuous phase: {GcLine(r)}\n");
+            t.Append(Inv, $"GC of the driver's measured phase: {DriverGcLine(r)}\n");
             if (r.Persister is { } persister)
             {
                 t.Append(persister.Line).Append('\n');
@@ -176,6 +177,17 @@ internal sealed class MeasureReport
     public static string GcLine(RunResult r) => r.Trace is { } tv
         ? string.Create(Inv, $"{tv.Collections?.ToString(Inv) ?? "?"} GCs ({tv.Verdict}, from its trace; the service's own report: {Own(r)})")
         : string.Create(Inv, $"{Own(r)} (the service's own report; not traced)");
+
+    /// <summary>
+    /// The driver's own GC verdict: collections and bytes allocated by its whole process from the warm-up's end to
+    /// the end of the drain, then by its sending thread (steady part), its sampler and its persister-lag poller.
+    /// </summary>
+    public static string DriverGcLine(RunResult r)
+    {
+        static string Bytes(long b) => b < 0 ? "?" : b.ToString("N0", Inv);
+        string verdict = r.DriverZeroGc switch { true => "PASS", false => "FAIL", null => "not measured (the run ended before its warm-up did)" };
+        return string.Create(Inv, $"{verdict}: {(r.DriverCollections < 0 ? "?" : r.DriverCollections.ToString(Inv))} GCs, {Bytes(r.DriverProcessAllocatedBytes)} bytes allocated by the driver's process over {r.DriverMeasuredSeconds:F1} s from its warm-up's end to the drain's end (sending thread {Bytes(r.DriverAllocatedBytes)} in the steady part, run thread {Bytes(r.MainAllocatedBytes)}, sampler {Bytes(r.SamplerAllocatedBytes)}, persister-lag poller {(r.LagPollerAllocatedBytes < 0 && r.Persister is null ? "none" : Bytes(r.LagPollerAllocatedBytes))})");
+    }
 
     /// <summary>The GC count of the continuous phase: the trace's, else the service's report, else the stats file's.</summary>
     public static long GcCount(RunResult r) => r.Trace?.Collections ?? r.ServiceContinuous?.Collections ?? r.SteadyServiceCollections;
@@ -259,7 +271,19 @@ internal sealed class MeasureReport
                 persisterSkipped = r.PersisterSkipped,
                 path = PathLine(r),
                 why = r.Step.Why(0),
-                driver = new { bytes = r.DriverBytes, collections = r.DriverCollections, allocatedBytes = r.DriverAllocatedBytes, processAllocatedBytes = r.DriverProcessAllocatedBytes },
+                driver = new
+                {
+                    bytes = r.DriverBytes,
+                    zeroGc = r.DriverZeroGc,
+                    measuredSeconds = r.DriverMeasuredSeconds,
+                    collections = r.DriverCollections,
+                    processAllocatedBytes = r.DriverProcessAllocatedBytes,
+                    allocatedBytes = r.DriverAllocatedBytes,
+                    runThreadAllocatedBytes = r.MainAllocatedBytes,
+                    samplerAllocatedBytes = r.SamplerAllocatedBytes,
+                    lagPollerAllocatedBytes = r.LagPollerAllocatedBytes,
+                    line = DriverGcLine(r),
+                },
                 soak = Soak ? SoakVerdict.Of(r.Intervals, GcCount(r)) : null,
                 tables = new[] { RunPhase.Steady, RunPhase.WarmUp, RunPhase.RampUp, RunPhase.RampDown }.ToDictionary(PhaseName, p => r.Rows(p)),
                 intervals = r.Intervals,
@@ -333,7 +357,8 @@ internal sealed class MeasureReport
         {
             bool sustainable = r.Step.Sustainable(0);
             h.Append(Inv, $"<p>Verdict: <span class=\"{(sustainable ? "good" : "bad")}\">{(sustainable ? "sustainable" : "unsustainable")}</span> at {r.Schedule.Rate:N0}/s; ")
-                .Append(Inv, $"GC of the service's continuous phase: <span class=\"{(GcCount(r) == 0 ? "good" : "bad")}\">{Svg.E(GcLine(r))}</span>.</p>");
+                .Append(Inv, $"GC of the service's continuous phase: <span class=\"{(GcCount(r) == 0 ? "good" : "bad")}\">{Svg.E(GcLine(r))}</span>; ")
+                .Append(Inv, $"GC of the driver's measured phase: <span class=\"{(r.DriverZeroGc == true ? "good" : "bad")}\">{Svg.E(DriverGcLine(r))}</span>.</p>");
             h.Append("<h2>Latency, steady part (µs)</h2>").Append(Table(r.Rows(RunPhase.Steady)));
             h.Append("<h2>Warm-up and ramps (excluded from the figures above)</h2>");
             foreach (var phase in new[] { RunPhase.WarmUp, RunPhase.RampUp, RunPhase.RampDown })
