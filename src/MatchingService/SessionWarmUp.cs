@@ -145,7 +145,7 @@ internal sealed class SessionWarmUp : IDisposable
             BusinessDate = businessDate,
             RollTime = null,
             ExpiryBusinessDays = 1,          // each round's roll expires what the round left open: expiry notices
-            InputRingBytes = 16 << 10,       // a burst overflows it: back-pressure refusals
+            InputRingBytes = 64 << 10,       // a burst overflows it (a paced chunk does not): back-pressure refusals
             MaxInputs = 1_000_000,
             InputJournalBytes = 4 << 20,
             PendingBytesPerParticipant = 1 << 20,
@@ -234,6 +234,8 @@ internal sealed class SessionWarmUp : IDisposable
         var list = new List<(string, byte[], byte[])>(TradesPerRound * 10);
         var day = DateOnly.ParseExact(businessDate.ToString(CultureInfo.InvariantCulture), "yyyyMMdd", CultureInfo.InvariantCulture);
         Span<byte> code = stackalloc byte[3];
+        var random = new Random(round);
+        var perTrade = new List<TradeMessages.Message>[TradesPerRound];
         for (int t = 0; t < TradesPerRound; t++)
         {
             var kind = Kinds[t % Kinds.Length];
@@ -258,25 +260,55 @@ internal sealed class SessionWarmUp : IDisposable
                 Accounts = [new AccountSpec(accounts[0], 600, _place), new AccountSpec(accounts[1], 400, _place)],
                 NetError = kind == TradeKind.NetBeyondTolerance ? 1000m : 0m,
             };
-            foreach (var m in Build(spec, kind))
+            perTrade[t] = Build(spec, kind, random);
+        }
+
+        // The trades' messages interleaved at random, each trade's in its own order (as the trade driver sends).
+        var next = new int[TradesPerRound];
+        int remaining = perTrade.Sum(m => m.Count);
+        while (remaining > 0)
+        {
+            int pick = random.Next(remaining);
+            for (int t = 0; t < TradesPerRound; t++)
             {
-                list.Add((m.Sender, Encoding.ASCII.GetBytes(m.MsgType), Encoding.ASCII.GetBytes(m.Body)));
+                int left = perTrade[t].Count - next[t];
+                if (pick < left)
+                {
+                    var m = perTrade[t][next[t]++];
+                    list.Add((m.Sender, Encoding.ASCII.GetBytes(m.MsgType), Encoding.ASCII.GetBytes(m.Body)));
+                    break;
+                }
+
+                pick -= left;
             }
+
+            remaining--;
         }
 
         return list;
     }
 
-    // A trade's messages for its kind (as the trade driver's generator makes them, in the standard order).
-    private static List<TradeMessages.Message> Build(TradeSpec t, TradeKind kind)
+    // A trade's messages for its kind, as the trade driver's generator makes them: the standard ones shuffled, an
+    // amendment's or a cancel's first.
+    private static List<TradeMessages.Message> Build(TradeSpec t, TradeKind kind, Random random)
     {
         var standard = TradeMessages.Standard(t);
+        for (int i = standard.Count - 1; i > 0; i--)
+        {
+            int j = random.Next(i + 1);
+            (standard[i], standard[j]) = (standard[j], standard[i]);
+        }
+
         var list = new List<TradeMessages.Message>(10);
         switch (kind)
         {
             case TradeKind.Duplicate:
-                standard.Insert(2, standard[1]);
+            {
+                int i = random.Next(standard.Count);
+                standard.Insert(i + 1, standard[i]);
                 break;
+            }
+
             case TradeKind.Amended:
                 standard.RemoveAll(m => m.Id == t.Key + "-ALC1");
                 list.Add(TradeMessages.Alc(t, 0));
