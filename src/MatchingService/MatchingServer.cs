@@ -296,9 +296,6 @@ public sealed partial class MatchingServer : IDisposable
             typeof(MatchingServer).GetMethod(nameof(EndContinuous))!.MethodHandle);
         if (_warmedUp)
         {
-            // What the warm-up's scratch service left to the finalizer (its threads, files, sockets) is finalized now,
-            // and the JIT finishes the tier-ups that startup's last calls queued (the warm-up's tear-down, the stats
-            // publisher's first copies): in startup, not in the phase.
             // The counters the switch and the summary thread read (every engine thread's allocated bytes, the pools)
             // are read here until they are tiered up: called at the switch for the first time in numbers, they
             // would be compiled again just after it.
@@ -307,6 +304,9 @@ public sealed partial class MatchingServer : IDisposable
                 _host.ReadCounters(out _);
             }
 
+            // What the warm-up's scratch service left to the finalizer (its threads, files, sockets) is finalized now,
+            // and the JIT finishes the tier-ups that startup's last calls queued (the warm-up's tear-down, the stats
+            // publisher's first copies, the reads above): in startup, not in the phase.
             GC.Collect();
             GC.WaitForPendingFinalizers();
             GC.Collect();

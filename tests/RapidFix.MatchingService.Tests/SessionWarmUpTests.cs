@@ -59,6 +59,8 @@ public sealed class SessionWarmUpTests : IDisposable
         // The live journal holds the participants' inputs only: nothing of the warm-up.
         Assert.Equal(r.Sent, r.Journalled);
         Assert.False(Directory.Exists(Path.Combine(_work, "data", "warm-up.scratch")), "the scratch service's directory was left behind");
+        // A restart from the journal replays the participants' inputs and nothing of the warm-up.
+        Assert.Equal(r.Sent, r.ReplayedAfterRestart);
     }
 
     private Result Run()
@@ -73,7 +75,7 @@ public sealed class SessionWarmUpTests : IDisposable
         // The participants connect while the service starts (they retry until it listens): logged on in startup,
         // before the warm-up, as with --wait-for-participants.
         using var participants = new Participants(TradeGenerator.Participants, "MATCH", "127.0.0.1", port, collector);
-        var server = MatchingServer.Start(new ServiceOptions
+        var options = new ServiceOptions
         {
             SettingsPath = config,
             StaticDataPath = DocumentedExamplesTests.DemoStaticData,
@@ -83,14 +85,21 @@ public sealed class SessionWarmUpTests : IDisposable
             LogPath = Path.Combine(_work, "engine.log"),
             MaxInputs = set.Count * 10,
             WaitForLogons = TimeSpan.FromSeconds(60),
-        });
+        };
+        var server = MatchingServer.Start(options);
         Assert.True(participants.WaitForLogons(TimeSpan.FromSeconds(60)), "logons");
 
         // The test's own sending code shares the engine's namespace (FixEngine.Sessions): called in startup until it
         // is tiered up, so that a compilation in the phase is the service's. The service's warm-up covers its side.
-        for (int i = 0; i < 200; i++)
+        // Paced, so that each tier (instrumented, then optimized) is compiled before the next calls.
+        for (int round = 0; round < 10; round++)
         {
-            participants.FlushAll();
+            for (int i = 0; i < 50; i++)
+            {
+                participants.FlushAll();
+            }
+
+            Thread.Sleep(150);
         }
 
         using var jit = new JitListener();
@@ -111,7 +120,12 @@ public sealed class SessionWarmUpTests : IDisposable
         flushers = server.FlusherAllocatedBytes - flushers;
         long journalled = server.Counters.JournalledInputs;
         var late = jit.Methods.Where(m => m.Time >= since && m.Time <= until && IsPath(m.Method)).Select(m => m.Method).Distinct().ToList();
-        return new Result(server.Host.LastWarmUp, set.Count, journalled, collector.Acks, collector.Cls, late, flushers, server.Stop());
+        var warmUp = server.Host.LastWarmUp;
+        var report = server.Stop();
+        var restarted = MatchingServer.Start(options with { WarmUp = false, WaitForLogons = TimeSpan.Zero });
+        int replayed = restarted.Replay.Inputs;
+        restarted.Stop();
+        return new Result(warmUp, set.Count, journalled, collector.Acks, collector.Cls, late, flushers, report, replayed);
     }
 
     // The service's path: the service, the matcher and the engine (the test's own code and the trade driver's
@@ -122,7 +136,7 @@ public sealed class SessionWarmUpTests : IDisposable
         || method.StartsWith("RapidFix.Fields.", StringComparison.Ordinal) || method.StartsWith("RapidFix.Telemetry.", StringComparison.Ordinal);
 
     private sealed record Result(WarmUpReport WarmUp, long Sent, long Journalled, long Acks, long Cls, List<string> LateMethods, long FlusherBytes,
-        EngineRunReport Report);
+        EngineRunReport Report, int ReplayedAfterRestart);
 
     // The runtime's JIT events in process (MethodLoadVerbose: every method compiled, at any tier), with their times.
     private sealed class JitListener : EventListener
