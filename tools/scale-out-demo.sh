@@ -164,7 +164,8 @@ done
 db() { echo "Host=127.0.0.1;Port=${pg_ports[$1]};Database=rapidfix;Username=$2"; }
 say "PostgreSQL 0 on port ${pg_ports[0]}, PostgreSQL 1 on port ${pg_ports[1]} (throwaway clusters in $work)"
 
-# The set: trades of every kind (duplicates, amendments, cancels, bad ones) with their expected outcomes.
+# The set: trades of every kind (duplicates, amendments, cancels, bad ones) with their expected outcomes, and the
+# static data the services load for it (set/static-data: the demo's and the generated securities).
 dotnet "$tools_dir/RapidFix.TradeDriver.dll" generate --trades "$trades" --seed 7 --duplicates 0.05 --amendments 0.05 --cancels 0.05 --bad 0.1 \
     --out "$work/set" > "$work/generate.txt"
 messages=$(( $(wc -l < "$work/set/messages.fix") ))
@@ -208,8 +209,8 @@ start_service() { # service k on a free port, in the background
     local k=$1
     next_port "${2:-}"
     service_ports[$k]=$port
-    dotnet "$tools_dir/RapidFix.MatchingService.dll" --config "$work/service.cfg" --data-dir "$work/service-$k" --port "$port" \
-        --partitions 2 --own "$k" --business-date 20261123 --no-warm-up --max-inputs $(( messages + 1000 )) \
+    dotnet "$tools_dir/RapidFix.MatchingService.dll" --config "$work/service.cfg" --static-data "$work/set/static-data" \
+        --data-dir "$work/service-$k" --port "$port" --partitions 2 --own "$k" --business-date 20261123 --no-warm-up --max-inputs $(( messages + 1000 )) \
         --journal-bytes $(( messages * 700 + (1 << 20) )) --log "$work/service-$k.log" > "$work/service-$k.txt" 2>&1 &
     service_pids[$k]=$!
     pids+=($!)

@@ -36,6 +36,8 @@ dotnet build tools/EtwAnalyzer/RapidFix.EtwAnalyzer.csproj -c Release --nologo -
 
 rm -rf "$out/data"
 mkdir -p "$out"
+# The static data of the trades the driver sends: the demo's with the generated securities.
+dotnet "tools/TradeDriver/bin/Release/$framework/RapidFix.TradeDriver.dll" static-data --out "$out/static-data" > /dev/null
 trace="$out/gateway.nettrace"
 analyzer="tools/EtwAnalyzer/bin/Release/net10.0/EtwAnalyzer.dll"
 service="src/MatchingService/bin/Release/$framework/RapidFix.MatchingService.dll"
@@ -51,7 +53,7 @@ cleanup() {
 trap cleanup EXIT
 set +e
 for k in 0 1; do
-    timeout --kill-after=10 $(( others_seconds + 120 )) dotnet "$service" --config src/MatchingService/demo/service.cfg \
+    timeout --kill-after=10 $(( others_seconds + 120 )) dotnet "$service" --config src/MatchingService/demo/service.cfg --static-data "$out/static-data" \
         --data-dir "$out/data/service-$k" --port $(( port + 1 + k )) --partitions 2 --own "$k" --seconds "$others_seconds" \
         --business-date 20261123 --wait-for-participants 120 --log "$out/service-$k.log" > "$out/service-$k.txt" 2>&1 &
     pids+=($!)

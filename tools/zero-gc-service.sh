@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The zero-GC check of the matching service: the service (src/MatchingService, demo settings and static data) runs
+# The zero-GC check of the matching service: the service (src/MatchingService, demo settings; the static data of the
+# generated trades, written by the driver's static-data command) runs
 # under an EventPipe trace; the participants connect from the trade driver (another process) during startup
 # (--wait-for-participants: connection set-up allocates), then offer good trades at a steady rate for SECONDS of
 # continuous phase; tools/EtwAnalyzer analyzes the service's trace and prints its verdict as the last line.
@@ -32,6 +33,8 @@ dotnet build tools/EtwAnalyzer/RapidFix.EtwAnalyzer.csproj -c Release --nologo -
 
 rm -rf "$out/data"
 mkdir -p "$out"
+# The static data of the trades the driver sends: the demo's with the generated securities.
+dotnet "tools/TradeDriver/bin/Release/$framework/RapidFix.TradeDriver.dll" static-data --out "$out/static-data" > /dev/null
 trace="$out/service.nettrace"
 analyzer="tools/EtwAnalyzer/bin/Release/net10.0/EtwAnalyzer.dll"
 # The service's continuous phase lasts SECONDS; the driver offers trades for longer, so that its participants are
@@ -42,7 +45,7 @@ driver_seconds=$(( seconds + 120 ))
 echo "zero-gc-service: service for ${service_seconds} s on port $port, traced to $trace; trades at ${rate} messages/s"
 set +e
 timeout --kill-after=10 $(( service_seconds + 300 )) dotnet "$analyzer" collect --output "$trace" -- \
-    "src/MatchingService/bin/Release/$framework/RapidFix.MatchingService.dll" --config src/MatchingService/demo/service.cfg \
+    "src/MatchingService/bin/Release/$framework/RapidFix.MatchingService.dll" --config src/MatchingService/demo/service.cfg --static-data "$out/static-data" \
     --data-dir "$out/data" --port "$port" --seconds "$service_seconds" --business-date 20261123 --wait-for-participants 120 \
     --log "$out/engine.log" &
 service=$!

@@ -27,6 +27,14 @@ public static class Program
             return Fix.FixParseLoop.Run(passes, args.Length > 2 ? args[2] : "NewOrderSingle", Console.Out);
         }
 
+        if (args.Length > 0 && args[0] == "--match-loop")
+        {
+            // The matcher benchmarks' stream in a plain loop, thread CPU time per message (docs/matching.md).
+            int resident = args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 1_000_000;
+            int rounds = args.Length > 2 ? int.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture) : 101;
+            return Matching.MatchLoop.Run(resident, rounds, !(args.Length > 3 && args[3] == "nohuge"), Console.Out);
+        }
+
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.Create());
         return summaries.Any(s => s.HasCriticalValidationErrors) ? 1 : 0;
     }

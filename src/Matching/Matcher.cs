@@ -70,7 +70,7 @@ public sealed class Matcher
         _options = options;
         _businessDate = options.BusinessDate;
         int trades = options.OpenTrades + options.ResolvedClearedTrades;
-        _trades = new TradeRecord[trades];
+        _trades = LargeTables.Allocate<TradeRecord>(trades);
         for (int i = 0; i < trades; i++)
         {
             _trades[i].NextFree = i + 1 < trades ? i + 1 : -1;
@@ -78,7 +78,7 @@ public sealed class Matcher
 
         // One row more than the options ask for: the scratch row, never on the free list.
         int messages = options.ResolvedMessages;
-        _msgs = new MessageRecord[messages + 1];
+        _msgs = LargeTables.Allocate<MessageRecord>(messages + 1);
         for (int i = 0; i < messages; i++)
         {
             _msgs[i].NextChain = i + 1 < messages ? i + 1 : -1;
@@ -1683,7 +1683,9 @@ public sealed class Matcher
         // the one after, whose trade record was; the trade record of the third), so no eviction waits for a miss.
         if (_clearedCount > 0)
         {
-            PrefetchMessages(ref _trades[_clearedRing[_clearedHead]], idEntries: true);
+            ref var next = ref _trades[_clearedRing[_clearedHead]];
+            PrefetchMessages(ref next, idEntries: true);
+            _tradeIndex.Prefetch(next.KeyHash); // its trade-key entry too (FreeTrade's own prefetch comes too late)
         }
 
         if (_clearedCount > 1)
@@ -1911,7 +1913,7 @@ public sealed class Matcher
 
     private static int[] Buckets(int capacity)
     {
-        var buckets = new int[(int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(capacity, 16))];
+        var buckets = LargeTables.Allocate<int>((int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(capacity, 16)));
         Array.Fill(buckets, -1);
         return buckets;
     }
@@ -1934,12 +1936,20 @@ public sealed class Matcher
         return (uint)(h * 0x9E3779B97F4A7C15UL >> 32);
     }
 
-    /// <summary>The ID index's hash: kind, the sender's ID bytes (so it is known before static data is consulted) and the ID.</summary>
-    private static uint IdHash(MessageKind kind, ReadOnlySpan<byte> sender, ReadOnlySpan<byte> id)
+    /// <summary>
+    /// The ID index's hash: kind, the sender's ID bytes (so it is known before static data is consulted) and the ID,
+    /// ended by a full 64-bit finaliser (murmur3's fmix64). The index takes its probe start from the low bits: IDs
+    /// that differ only in a few digits left those bits so alike that a million IDs piled into clusters (a mean
+    /// displacement of 6.5 entries at half load instead of 0.5, an unsuccessful lookup scanning 10 entries, two
+    /// cache lines, instead of 2.3), and every lookup, add and removal walked them.
+    /// </summary>
+    internal static uint IdHash(MessageKind kind, ReadOnlySpan<byte> sender, ReadOnlySpan<byte> id)
     {
         ulong h = Words(((ulong)kind << 56) ^ (ulong)sender.Length, sender);
         h = Words(h ^ ((ulong)id.Length * 0x632BE59BD9B4E019UL), id);
-        h ^= h >> 32;
+        h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDUL;
+        h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53UL;
+        h ^= h >> 33;
         return (uint)h;
     }
 

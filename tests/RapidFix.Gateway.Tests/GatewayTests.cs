@@ -73,7 +73,9 @@ public sealed class GatewayTests : IDisposable
         ScaleOut.Until(() => Enumerable.Range(0, ScaleOut.Participants.Length).All(p => gateway.ServiceSession(0, p).IsLoggedOn), "the gateway's logons to service a");
 
         // Paced (100 messages/s, about 10 s): trades of both partitions are offered while b is down.
-        using var verify = _scale.StartVerify(gateway.Port, trades: 150, pace: 100);
+        // verify waits up to 120 s without an answer: b starts after the last message is sent (its start, under a
+        // loaded CI machine, took longer than verify's default 5 s once).
+        using var verify = _scale.StartVerify(gateway.Port, trades: 150, pace: 100, idle: 120);
         ScaleOut.Until(() => HeldFor(gateway, 1) > 100, "messages held for service b");
         // Meanwhile partition 1's trades flowed: matched by a, and its answers carried back to the participants.
         long matched = a.Counters.InputsMatched;

@@ -23,7 +23,8 @@ internal sealed class ScaleOut : IDisposable
 
     public string Work { get; } = Path.Combine(Path.GetTempPath(), "rapidfix-gateway-" + Guid.NewGuid().ToString("N"));
 
-    public static string DemoStaticData => Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo");
+    /// <summary>The static data of the generated sets the driver sends (the demo's with the generated securities).</summary>
+    public static string GeneratedStaticData => RapidFix.TradeDriver.TradeUniverse.StaticDataDirectory;
 
     public void Dispose()
     {
@@ -62,7 +63,7 @@ internal sealed class ScaleOut : IDisposable
         var server = MatchingServer.Start(new ServiceOptions
         {
             SettingsPath = config,
-            StaticDataPath = DemoStaticData,
+            StaticDataPath = GeneratedStaticData,
             Port = port,
             DataDirectory = Path.Combine(dir, "data"),
             BusinessDate = 20261123,
@@ -95,7 +96,8 @@ internal sealed class ScaleOut : IDisposable
         });
 
     /// <summary>tools/TradeDriver verify against <paramref name="port"/> as a child process; its exit code and output.</summary>
-    public Process StartVerify(int port, int trades, int pace)
+    /// <param name="idle">Seconds without any answer that end verify's wait (a service started later needs more than the default 5).</param>
+    public Process StartVerify(int port, int trades, int pace, int idle = 5)
     {
         string driver = Path.Combine(AppContext.BaseDirectory, "RapidFix.TradeDriver.dll");
         var start = new ProcessStartInfo(Environment.GetEnvironmentVariable("DOTNET_HOST_PATH") is { Length: > 0 } dotnet ? dotnet : "dotnet")
@@ -106,7 +108,7 @@ internal sealed class ScaleOut : IDisposable
         };
         foreach (var arg in (string[])["exec", driver, "verify", "--trades", trades.ToString(System.Globalization.CultureInfo.InvariantCulture),
                      "--host", "127.0.0.1", "--port", port.ToString(System.Globalization.CultureInfo.InvariantCulture), "--timeout", "180",
-                     "--pace", pace.ToString(System.Globalization.CultureInfo.InvariantCulture)])
+                     "--idle", idle.ToString(System.Globalization.CultureInfo.InvariantCulture), "--pace", pace.ToString(System.Globalization.CultureInfo.InvariantCulture)])
         {
             start.ArgumentList.Add(arg);
         }

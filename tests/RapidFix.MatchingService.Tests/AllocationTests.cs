@@ -149,7 +149,7 @@ public sealed class AllocationTests : IDisposable
         {
             var ids = TradeGenerator.Participants.ToList();
             _messages = [.. messages.Select((m, i) => (ids.IndexOf(m.Sender), TradeMessages.Complete(m, "MATCH", i + 2)))];
-            var reference = MatchingCore.LoadStaticData(DocumentedExamplesTests.DemoStaticData);
+            var reference = MatchingCore.LoadStaticData(DocumentedExamplesTests.GeneratedStaticData);
             Core = new MatchingCore(reference, ParticipantIds, 20261123, new MatcherOptions { OpenTrades = 1 << 16, Exceptions = 1 << 14 });
         }
 

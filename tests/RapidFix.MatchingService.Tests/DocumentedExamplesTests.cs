@@ -95,6 +95,9 @@ public sealed class DocumentedExamplesTests : IDisposable
 
     internal static string DemoStaticData => Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo");
 
+    /// <summary>The static data of the generated sets: the demo's with the generated securities (TradeUniverse).</summary>
+    internal static string GeneratedStaticData => RapidFix.TradeDriver.TradeUniverse.StaticDataDirectory;
+
     // Sender, MsgType and body (SOH-separated, from the first field after the header) of an inbound example.
     internal static (string Sender, string MsgType, string Body) Inbound(string example)
     {

@@ -30,7 +30,7 @@ public sealed class FastSetTests : IDisposable
         var (trades, written) = TradeGenerator.Write(_dir, GeneratorOptions.DefaultMix(400, 11) with { Bad = 0.2 }, fast: true);
         Assert.Equal(400, trades);
 
-        var reference = MatchingCore.LoadStaticData(DocumentedExamplesTests.DemoStaticData);
+        var reference = MatchingCore.LoadStaticData(DocumentedExamplesTests.GeneratedStaticData);
         var dictionary = StandardDictionaries.Load("FIX44");
         var fixMatcher = new Matcher(reference, new MatcherOptions { BusinessDate = 20261123 });
         var fastMatcher = new Matcher(reference, new MatcherOptions { BusinessDate = 20261123 });

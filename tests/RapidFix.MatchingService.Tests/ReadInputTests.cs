@@ -36,7 +36,7 @@ public sealed partial class ReadInputTests : IDisposable
         var (messages, _) = TradeGenerator.Generate(GeneratorOptions.DefaultMix(3_000, 11) with { Bad = 0.2 });
         var wire = messages.Select((m, i) => (Participant: Array.IndexOf(TradeGenerator.Participants.ToArray(), m.Sender),
             Bytes: TradeMessages.Complete(m, "MATCH", i + 2))).ToList();
-        var reference = MatchingCore.LoadStaticData(DocumentedExamplesTests.DemoStaticData);
+        var reference = MatchingCore.LoadStaticData(DocumentedExamplesTests.GeneratedStaticData);
         var parsed = new MatchingCore(reference, ParticipantIds, 20261123, new MatcherOptions { OpenTrades = 1 << 16, Exceptions = 1 << 14 });
         var read = new MatchingCore(reference, ParticipantIds, 20261123, new MatcherOptions { OpenTrades = 1 << 16, Exceptions = 1 << 14 });
         var dictionary = StandardDictionaries.Load("FIX44");
@@ -134,7 +134,7 @@ public sealed partial class ReadInputTests : IDisposable
         var (messages, _) = TradeGenerator.Generate(GeneratorOptions.DefaultMix(20_000, 9));
         var ids = TradeGenerator.Participants.ToList();
         var wire = messages.Select((m, i) => (ids.IndexOf(m.Sender), TradeMessages.Complete(m, "MATCH", i + 2))).ToArray();
-        var reference = MatchingCore.LoadStaticData(DocumentedExamplesTests.DemoStaticData);
+        var reference = MatchingCore.LoadStaticData(DocumentedExamplesTests.GeneratedStaticData);
         var state = new PathState(wire, sequencer, ring,
             new MatchingCore(reference, ParticipantIds, 20261123, new MatcherOptions { OpenTrades = 1 << 16, Exceptions = 1 << 14 }));
         long bytes = Allocations.Measure(state, static s => s.Next(), iterations: 20_000);

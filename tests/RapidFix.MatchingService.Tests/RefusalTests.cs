@@ -79,7 +79,7 @@ public sealed class RefusalTests : IDisposable
         var server = MatchingServer.Start(new ServiceOptions
         {
             SettingsPath = config,
-            StaticDataPath = DocumentedExamplesTests.DemoStaticData,
+            StaticDataPath = DocumentedExamplesTests.GeneratedStaticData,
             Port = Participants.FreePort(),
             DataDirectory = Path.Combine(_work, "data"),
             BusinessDate = 20261123,

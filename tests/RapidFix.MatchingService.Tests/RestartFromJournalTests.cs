@@ -114,7 +114,7 @@ public sealed class RestartFromJournalTests : IDisposable
         };
         foreach (var argument in new[]
                  {
-                     "exec", service, "--config", config, "--static-data", DocumentedExamplesTests.DemoStaticData, "--port",
+                     "exec", service, "--config", config, "--static-data", DocumentedExamplesTests.GeneratedStaticData, "--port",
                      port.ToString(CultureInfo.InvariantCulture), "--data-dir", Path.Combine(_work, "data"), "--no-warm-up", "--business-date", "20261123",
                      "--log", Path.Combine(_work, "engine.log"),
                  })

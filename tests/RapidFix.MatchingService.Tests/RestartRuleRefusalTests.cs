@@ -92,7 +92,7 @@ public sealed class RestartRuleRefusalTests : IDisposable
         var server = MatchingServer.Start(new ServiceOptions
         {
             SettingsPath = config,
-            StaticDataPath = DocumentedExamplesTests.DemoStaticData,
+            StaticDataPath = DocumentedExamplesTests.GeneratedStaticData,
             Port = Participants.FreePort(),
             DataDirectory = Path.Combine(_work, "data"),
             BusinessDate = 20261123,

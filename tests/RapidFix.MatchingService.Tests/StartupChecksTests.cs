@@ -56,7 +56,7 @@ public sealed class StartupChecksTests : IDisposable
         var options = new ServiceOptions
         {
             SettingsPath = config,
-            StaticDataPath = DocumentedExamplesTests.DemoStaticData,
+            StaticDataPath = DocumentedExamplesTests.GeneratedStaticData,
             Port = Participants.FreePort(),
             DataDirectory = Path.Combine(work, "data"),
             BusinessDate = businessDate,

@@ -31,7 +31,7 @@ public sealed class ThroughputVerdictTests : IDisposable
         using var server = MatchingServer.Start(new ServiceOptions
         {
             SettingsPath = config,
-            StaticDataPath = DocumentedExamplesTests.DemoStaticData,
+            StaticDataPath = DocumentedExamplesTests.GeneratedStaticData,
             Port = Participants.FreePort(),
             DataDirectory = Path.Combine(_work, "data"),
             BusinessDate = 20261123,
@@ -42,7 +42,7 @@ public sealed class ThroughputVerdictTests : IDisposable
         server.EnterContinuous();
         var output = new StringWriter();
         int exit = Throughput.Run(
-            new ThroughputOptions { Rate = 200, Seconds = 2, Host = "127.0.0.1", Port = server.Port, StaticData = DocumentedExamplesTests.DemoStaticData },
+            new ThroughputOptions { Rate = 200, Seconds = 2, Host = "127.0.0.1", Port = server.Port, StaticData = DocumentedExamplesTests.GeneratedStaticData },
             output);
         string last = output.ToString().TrimEnd().Split('\n')[^1].Trim();
         Assert.True(server.Counters.InputsRefused > 300, output.ToString());

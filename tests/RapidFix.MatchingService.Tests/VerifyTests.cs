@@ -10,7 +10,7 @@ public sealed class VerifyTests
     public void Verify_2000_trades_of_the_default_mix_has_no_mismatch()
     {
         var output = new StringWriter();
-        int exit = Verifier.Run(new VerifyOptions { Trades = 2000, Seed = 11, StaticData = DocumentedExamplesTests.DemoStaticData }, output);
+        int exit = Verifier.Run(new VerifyOptions { Trades = 2000, Seed = 11, StaticData = DocumentedExamplesTests.GeneratedStaticData }, output);
         string[] lines = output.ToString().TrimEnd().Split('\n');
         string last = lines[^1].Trim();
         Assert.True(exit == 0, output.ToString());

@@ -35,7 +35,7 @@ internal sealed class ServiceScenario : IDisposable
     /// <summary>Messages in the set (inputs the service journals).</summary>
     public int Messages { get; }
 
-    /// <summary>Business date of the run (the service's input journal records it; trade dates run back from it).</summary>
+    /// <summary>Business date of the run (the service's input journal records it; trade dates are it and the 3 business days before).</summary>
     public const int BusinessDate = 20261123;
 
     /// <summary>Generates a set of <paramref name="trades"/> trades (every kind of the generator) under <paramref name="work"/>.</summary>
@@ -62,7 +62,9 @@ internal sealed class ServiceScenario : IDisposable
         string config = Path.Combine(Work, "service.cfg");
         File.WriteAllText(config, Settings(Messages));
         port = port > 0 ? port : PgCluster.FreePort();
-        var start = DotnetStart("RapidFix.MatchingService.dll", Work, "--config", config, "--port", port.ToString(CultureInfo.InvariantCulture),
+        // The set's static data (generate writes it beside the set: the demo's and the generated securities).
+        var start = DotnetStart("RapidFix.MatchingService.dll", Work, "--config", config, "--static-data", Path.Combine(Work, "set", "static-data"),
+            "--port", port.ToString(CultureInfo.InvariantCulture),
             "--data-dir", DataDirectory, "--no-warm-up", "--business-date", BusinessDate.ToString(CultureInfo.InvariantCulture),
             "--log", Path.Combine(Work, "engine.log"));
         _service = Process.Start(start)!;

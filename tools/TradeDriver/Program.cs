@@ -66,17 +66,31 @@ generate.SetAction(parse =>
     return 0;
 });
 
+var staticOut = new Option<DirectoryInfo>("--out") { Description = "directory for the static data's CSV files", Required = true };
+var writeStatic = new Command("static-data", "write the static data the generated sets need (the demo's, with the generated securities) for a service's --static-data")
+{
+    staticOut,
+};
+writeStatic.SetAction(parse =>
+{
+    var dir = parse.GetValue(staticOut)!.FullName;
+    TradeUniverse.WriteStaticData(dir);
+    Console.WriteLine($"static data of the generated sets ({TradeUniverse.SecurityCount} generated securities) in {dir}");
+    return 0;
+});
+
 var input = new Option<DirectoryInfo?>("--input") { Description = "a set written by generate (default: generate --trades with a mix of every kind)" };
 var vTrades = new Option<int>("--trades") { Description = "trades to generate when no --input is given", DefaultValueFactory = _ => 10_000 };
 var host = new Option<string?>("--host") { Description = "a running matching service (default: start one in this process on a free port)" };
 var port = new Option<int>("--port") { Description = "the running service's port (with --host)", DefaultValueFactory = _ => 5010 };
-var staticData = new Option<DirectoryInfo?>("--static-data") { Description = "static data of the in-process service (default: the demo set)" };
+var staticData = new Option<DirectoryInfo?>("--static-data") { Description = "static data of the in-process service (default: the set's static-data folder, else the generated sets' static data: the demo's and the generated securities)" };
 var timeout = new Option<int>("--timeout") { Description = "seconds to wait for the answers after the last message", DefaultValueFactory = _ => 300 };
+var idle = new Option<int>("--idle") { Description = "seconds without any answer after which the wait for answers ends early (a partition's service still starting behind a gateway needs more)", DefaultValueFactory = _ => 5 };
 var showRejections = new Option<bool>("--show-rejections") { Description = "print every rejecting ack (with the exception's text) as it arrives" };
 var pace = new Option<int>("--pace") { Description = "send at most this many messages a second (0: as fast as the window allows); fault runs use it to keep traffic flowing through a fault" };
 var verify = new Command("verify", "send a set through FIX sessions to the matching service and check every trade's acks, CLS and exceptions")
 {
-    input, vTrades, seed, host, port, staticData, timeout, showRejections, pace,
+    input, vTrades, seed, host, port, staticData, timeout, idle, showRejections, pace,
 };
 verify.Validators.Add(r =>
 {
@@ -88,6 +102,11 @@ verify.Validators.Add(r =>
     if (Given(r, pace) < 0)
     {
         r.AddError("--pace must be 0 or positive");
+    }
+
+    if (Given(r, idle) < 1)
+    {
+        r.AddError("--idle must be at least 1 second");
     }
 
     if (Given(r, port) is < 0 or > 65535)
@@ -102,8 +121,11 @@ verify.SetAction(parse => Guarded(() => Verifier.Run(new VerifyOptions
     Seed = parse.GetValue(seed),
     Host = parse.GetValue(host),
     Port = parse.GetValue(port),
-    StaticData = parse.GetValue(staticData)?.FullName ?? new VerifyOptions().StaticData,
+    // Static data: the option's, else the set's own (generate writes it beside the set), else the generated sets'.
+    StaticData = parse.GetValue(staticData)?.FullName
+                 ?? (parse.GetValue(input) is { } set && Directory.Exists(TradeGenerator.StaticDataOf(set.FullName)) ? TradeGenerator.StaticDataOf(set.FullName) : null),
     Timeout = TimeSpan.FromSeconds(parse.GetValue(timeout)),
+    Idle = TimeSpan.FromSeconds(parse.GetValue(idle)),
     ShowRejections = parse.GetValue(showRejections),
     Pace = parse.GetValue(pace),
 }, Console.Out)));
@@ -132,12 +154,12 @@ throughput.SetAction(parse => Guarded(() => Throughput.Run(new ThroughputOptions
     Seconds = parse.GetValue(seconds),
     Host = parse.GetValue(host),
     Port = parse.GetValue(port),
-    StaticData = parse.GetValue(staticData)?.FullName ?? new VerifyOptions().StaticData,
+    StaticData = parse.GetValue(staticData)?.FullName,
 }, Console.Out)));
 
 var root = new RootCommand("RapidFix trade driver: trade sets for the matching service, and checks of the service against them.")
 {
-    generate, verify, throughput,
+    generate, writeStatic, verify, throughput,
 };
 RapidFix.TradeDriver.Measure.MeasureCommands.Register(root); // run, table, mst, curve, oa, soak (docs/measurement.md)
 GatewayThroughput.Register(root); // gateway-throughput (docs/scale-out.md)

@@ -16,7 +16,11 @@ internal sealed record ThroughputOptions
 
     public int Port { get; init; }
 
-    public string StaticData { get; init; } = Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo");
+    /// <summary>The in-process service's static data: by default the generated sets' (<see cref="TradeUniverse"/>).</summary>
+    [System.Diagnostics.CodeAnalysis.AllowNull]
+    public string StaticData { get => _staticData ?? TradeUniverse.StaticDataDirectory; init => _staticData = value; }
+
+    private readonly string? _staticData;
 }
 
 /// <summary>

@@ -77,19 +77,14 @@ internal sealed record GeneratorOptions
 }
 
 /// <summary>
-/// Makes a set of trades over the demo static data (participants IM1, IM2, EB1, EB2; the demo securities,
-/// accounts and places): the messages in send order and the expected outcome of each trade. Deterministic for a
-/// seed. Allocates freely (a tool, not the measured engine) but is linear: a million trades in seconds.
+/// Makes a set of trades over the demo participants (IM1, IM2, EB1, EB2), their accounts and places, and the
+/// generated securities of <see cref="TradeUniverse"/> (static data: <see cref="TradeUniverse.WriteStaticData"/>): the
+/// messages in send order and the expected outcome of each trade. Trade dates are the business date and, for a few
+/// trades, the three business days before it. Deterministic for a seed. Allocates freely (a tool, not the measured engine) but is linear: a million trades in seconds.
 /// </summary>
 internal static class TradeGenerator
 {
-    // The demo static data (src/Matching/StaticData/Demo), what the generator draws from.
-    private static readonly (string Isin, string Currency, int Minor)[] Securities =
-    [
-        ("SG1T75931496", "SGD", 2), ("SG1L01001909", "SGD", 2), ("US0378331005", "USD", 2),
-    ];
-
-    // 2026-12-25 is a holiday of both currencies in the demo calendars (a Friday).
+    // 2026-12-25 is a holiday of every currency the generated securities trade in (SGD, USD, EUR; a Friday).
     private const int Holiday = 20261225;
 
     private static readonly (string Manager, string[] Accounts)[] Managers = [("IM1", ["ACC-A", "ACC-B"]), ("IM2", ["ACC-C", "ACC-D"])];
@@ -97,9 +92,6 @@ internal static class TradeGenerator
     // One place for every trade: a SET names no security, so SETs of one manager, broker, side and account are
     // interchangeable between trades only if their places agree.
     private const string Place = "CDP";
-
-    // Holidays of the demo calendars a settlement date must avoid.
-    private static readonly int[] Holidays = [20261126, 20261225, 20270101];
 
     /// <summary>A valid-check-digit ISIN absent from the demo static data.</summary>
     public const string UnknownIsin = "US5949181045";
@@ -135,8 +127,7 @@ internal static class TradeGenerator
         var messages = new List<TradeMessages.Message>(perTrade.Length * 10);
         var expected = new List<Expectation>(perTrade.Length);
         int settle = NextWeekday(options.BusinessDate, 3);
-        var businessDay = DateOnly.ParseExact(options.BusinessDate.ToString(CultureInfo.InvariantCulture), "yyyyMMdd", CultureInfo.InvariantCulture);
-        int combinations = Managers.Length * Brokers.Length * 2 * Securities.Length;
+        int[] tradeDates = TradeUniverse.TradeDates(options.BusinessDate);
         for (int start = 0; start < options.Trades; start += perTrade.Length)
         {
             messages.Clear();
@@ -147,17 +138,18 @@ internal static class TradeGenerator
                 int number = start + w + 1;
                 var kind = PickKind(random, options);
                 // Every trade gets its own matching key (manager, broker, side, ISIN, trade date): trades that
-                // never complete (the bad kinds) then never meet later ones. Trade dates run back from the
-                // business date, one day per round of the other key parts.
-                int k = (number - 1) % (combinations * 40_000);
-                int c = k % combinations;
-                var (isin, currency, minor) = Securities[c % Securities.Length];
-                c /= Securities.Length;
+                // never complete (the bad kinds) then never meet later ones. The key space is the universe's
+                // securities, not the dates: most trades carry the business date, a few one of the three business
+                // days before it (TradeUniverse).
+                var (c, security) = TradeUniverse.KeyOf(number);
+                string isin = TradeUniverse.IsinText(security);
+                string currency = TradeUniverse.CurrencyText(security);
+                int minor = TradeUniverse.MinorUnits;
                 var (manager, accounts) = Managers[c % Managers.Length];
                 c /= Managers.Length;
                 string broker = Brokers[c % Brokers.Length];
                 char side = c / Brokers.Length == 0 ? '1' : '2';
-                int tradeDate = int.Parse(businessDay.AddDays(-(k / combinations)).ToString("yyyyMMdd", CultureInfo.InvariantCulture), CultureInfo.InvariantCulture);
+                int tradeDate = tradeDates[TradeUniverse.DaysBack(options.Seed, number)];
 
                 var spec = new TradeSpec
                 {
@@ -321,7 +313,7 @@ internal static class TradeGenerator
         {
             d = d.AddDays(1);
             int yyyymmdd = (d.Year * 10000) + (d.Month * 100) + d.Day;
-            if (d.DayOfWeek is not DayOfWeek.Saturday and not DayOfWeek.Sunday && Array.IndexOf(Holidays, yyyymmdd) < 0)
+            if (d.DayOfWeek is not DayOfWeek.Saturday and not DayOfWeek.Sunday && !TradeUniverse.Holidays.Contains(yyyymmdd))
             {
                 days--;
             }
@@ -332,12 +324,14 @@ internal static class TradeGenerator
 
     /// <summary>
     /// Generates a set straight to <paramref name="directory"/>, one window at a time (bounded memory): messages.fix
-    /// (one message a line: sender, a tab, the FIX body from 35= on, SOH-separated), expected.csv and, with
-    /// <paramref name="fast"/>, messages.fast and its templates.xml (<see cref="FastTradeFile"/>).
+    /// (one message a line: sender, a tab, the FIX body from 35= on, SOH-separated), expected.csv, the static data
+    /// the service needs for the set in static-data/ (<see cref="StaticDataOf"/>) and, with <paramref name="fast"/>,
+    /// messages.fast and its templates.xml (<see cref="FastTradeFile"/>).
     /// </summary>
     public static (int Trades, long Messages) Write(string directory, GeneratorOptions options, bool fast = false)
     {
         Directory.CreateDirectory(directory);
+        TradeUniverse.WriteStaticData(StaticDataOf(directory));
         using var file = new StreamWriter(Path.Combine(directory, "messages.fix"), false, new UTF8Encoding(false), 1 << 20);
         using var csv = new StreamWriter(Path.Combine(directory, "expected.csv"), false, new UTF8Encoding(false), 1 << 20);
         using var fastFile = fast ? FastTradeFile.Create(directory) : null;
@@ -380,6 +374,9 @@ internal static class TradeGenerator
     }
 
     private static readonly string[] KindNames = Enum.GetNames<TradeKind>();
+
+    /// <summary>Where <see cref="Write"/> puts the static data of the set in <paramref name="directory"/>.</summary>
+    public static string StaticDataOf(string directory) => Path.Combine(directory, "static-data");
 
     /// <summary>Reads a set written by <see cref="Write"/>.</summary>
     public static (List<TradeMessages.Message> Messages, List<Expectation> Expected) Read(string directory)

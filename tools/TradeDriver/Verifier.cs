@@ -20,11 +20,17 @@ internal sealed record VerifyOptions
 
     public int Port { get; init; }
 
-    /// <summary>The service's static data (for the in-process service).</summary>
-    public string StaticData { get; init; } = Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo");
+    /// <summary>The service's static data (for the in-process service): by default the generated sets' (<see cref="TradeUniverse"/>).</summary>
+    [System.Diagnostics.CodeAnalysis.AllowNull]
+    public string StaticData { get => _staticData ?? TradeUniverse.StaticDataDirectory; init => _staticData = value; }
+
+    private readonly string? _staticData;
 
     /// <summary>Longest wait for the answers once everything is sent.</summary>
     public TimeSpan Timeout { get; init; } = TimeSpan.FromMinutes(5);
+
+    /// <summary>No answer for this long ends the wait early.</summary>
+    public TimeSpan Idle { get; init; } = TimeSpan.FromSeconds(5);
 
     /// <summary>Messages sent and not yet acknowledged at most.</summary>
     public int Window { get; init; } = 4_000;
@@ -68,7 +74,7 @@ internal static class Verifier
         long ackable = Send(set, participants, collector, o.Window, o.Pace);
         long expectedAcks = expected.Sum(e => (long)e.Acks);
         long expectedCls = expected.Sum(e => (long)e.Cls);
-        WaitForAnswers(collector, expectedAcks, expectedCls, o.Timeout);
+        WaitForAnswers(collector, expectedAcks, expectedCls, o.Timeout, o.Idle);
         var seconds = clock.Elapsed.TotalSeconds;
         var answers = collector.Drain();
         var result = Check(expected, answers, output);
@@ -265,8 +271,8 @@ internal static class Verifier
         return ackable;
     }
 
-    /// <summary>Waits until the acks and CLS expected have arrived, or nothing arrived for 5 s, or the timeout.</summary>
-    public static void WaitForAnswers(AnswerCollector collector, long expectedAcks, long expectedCls, TimeSpan timeout)
+    /// <summary>Waits until the acks and CLS expected have arrived, or nothing arrived for <paramref name="idle"/> (5 s), or the timeout.</summary>
+    public static void WaitForAnswers(AnswerCollector collector, long expectedAcks, long expectedCls, TimeSpan timeout, TimeSpan? idle = null)
     {
         var deadline = Stopwatch.StartNew();
         long last = -1;
@@ -279,7 +285,7 @@ internal static class Verifier
                 last = count;
                 quiet.Restart();
             }
-            else if (quiet.Elapsed > TimeSpan.FromSeconds(5))
+            else if (quiet.Elapsed > (idle ?? TimeSpan.FromSeconds(5)))
             {
                 return;
             }

@@ -59,45 +59,63 @@ internal readonly struct Key16 : IEquatable<Key16>
         return v;
     }
 
+    /// <summary>The first word (bytes 0..7).</summary>
+    internal ulong A => _a;
+
+    /// <summary>The second word (bytes 8..15, or 0).</summary>
+    internal ulong B => _b;
+
+    /// <summary>The number of bytes (1..16; 0 only in a default, empty key).</summary>
+    internal int Length => _length;
+
     public bool Equals(Key16 other) => _a == other._a && _b == other._b && _length == other._length;
 
     public override bool Equals(object? obj) => obj is Key16 k && Equals(k);
 
-    public override int GetHashCode()
+    public override int GetHashCode() => Hash(_a, _b, _length);
+
+    /// <summary>
+    /// The hash of the key made of these words and length (<see cref="GetHashCode"/>), ended by murmur3's fmix64:
+    /// <see cref="KeyTable"/> probes from the low bits, and IDs that differ only in their last characters (a
+    /// counter at the end of an ISIN or a participant ID) left the low bits of the bare products so alike that
+    /// 100,000 ISINs lay 50 entries on average from where their probe started (5,000 participant IDs: 25).
+    /// </summary>
+    internal static int Hash(ulong a, ulong b, int length)
     {
-        ulong h = (_a * 0x9E3779B97F4A7C15UL) ^ (_b + (ulong)_length) * 0xC2B2AE3D27D4EB4FUL;
-        return (int)(h ^ (h >> 32));
+        ulong h = (a * 0x9E3779B97F4A7C15UL) ^ (b + (ulong)length) * 0xC2B2AE3D27D4EB4FUL;
+        h = (h ^ (h >> 33)) * 0xFF51AFD7ED558CCDUL;
+        h = (h ^ (h >> 33)) * 0xC4CEB9FE1A85EC53UL;
+        return (int)(h ^ (h >> 33));
     }
 }
 
 /// <summary>
 /// A frozen open-addressing table from <see cref="Key16"/> to an index, built once after loading: a lookup hashes
 /// the key and compares it in place (a dictionary adds a bucket-to-entry indirection and a comparer per probe).
+/// Key and value sit side by side in one 24-byte entry, so a probe reads one cache line (two when the entry
+/// straddles), not one for the key and another for the value: with many thousand securities the table no longer
+/// fits the first-level caches, and every lookup stays O(1) at load factor at most 1/2.
 /// </summary>
 internal sealed class KeyTable
 {
-    private readonly Key16[] _keys;
-    private readonly int[] _values; // -1 empty
+    private readonly Entry[] _entries; // Length 0: empty
     private readonly int _mask;
 
     /// <summary>Copies <paramref name="map"/> (load factor at most 1/2).</summary>
     public KeyTable(Dictionary<Key16, int> map)
     {
         int size = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(16, map.Count * 2));
-        _keys = new Key16[size];
-        _values = new int[size];
+        _entries = new Entry[size];
         _mask = size - 1;
-        Array.Fill(_values, -1);
         foreach (var (key, value) in map)
         {
             int i = key.GetHashCode() & _mask;
-            while (_values[i] >= 0)
+            while (_entries[i].Length != 0)
             {
                 i = (i + 1) & _mask;
             }
 
-            _keys[i] = key;
-            _values[i] = value;
+            _entries[i] = new Entry { A = key.A, B = key.B, Length = key.Length, Value = value };
         }
     }
 
@@ -109,13 +127,44 @@ internal sealed class KeyTable
             return -1;
         }
 
+        var entries = _entries;
         for (int i = key.GetHashCode() & _mask; ; i = (i + 1) & _mask)
         {
-            int v = _values[i];
-            if (v < 0 || _keys[i].Equals(key))
+            ref var e = ref entries[i];
+            if (e.Length == 0)
             {
-                return v;
+                return -1;
+            }
+
+            if (e.A == key.A && e.B == key.B && e.Length == key.Length)
+            {
+                return e.Value;
             }
         }
+    }
+
+    /// <summary>The mean distance of the keys from where their probe starts (a diagnostic for tests: about 0.5 at half load when the hash spreads them).</summary>
+    internal double MeanDisplacement()
+    {
+        long used = 0, displacement = 0;
+        for (int i = 0; i < _entries.Length; i++)
+        {
+            ref var e = ref _entries[i];
+            if (e.Length != 0)
+            {
+                used++;
+                displacement += (i - (Key16.Hash(e.A, e.B, e.Length) & _mask)) & _mask;
+            }
+        }
+
+        return used == 0 ? 0 : displacement / (double)used;
+    }
+
+    private struct Entry
+    {
+        public ulong A;
+        public ulong B;
+        public int Length;
+        public int Value;
     }
 }

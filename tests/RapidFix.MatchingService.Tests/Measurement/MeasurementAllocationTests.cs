@@ -150,7 +150,7 @@ public sealed class MeasurementAllocationTests
     public void The_service_stats_publisher_copies_the_counters_without_allocating()
     {
         string work = Path.Combine(Path.GetTempPath(), "rapidfix-stats-" + Guid.NewGuid().ToString("N"));
-        var server = Verifier.StartService(work, DocumentedExamplesTests.DemoStaticData, 1000, "MATCH", TextWriter.Null);
+        var server = Verifier.StartService(work, DocumentedExamplesTests.GeneratedStaticData, 1000, "MATCH", TextWriter.Null);
         try
         {
             string path = Path.Combine(work, "service.stats");

@@ -33,7 +33,7 @@ public sealed partial class RunEndToEndTests : IDisposable
             DrainSeconds = 180,
             Trace = false,
             FlushPolicy = "OsOnly",
-            StaticData = DocumentedExamplesTests.DemoStaticData,
+            StaticData = DocumentedExamplesTests.GeneratedStaticData,
             OutputDirectory = _work,
             Progress = true,
         };

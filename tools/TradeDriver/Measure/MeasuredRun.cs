@@ -34,7 +34,11 @@ internal sealed record RunOptions
     /// <summary>The service's input-journal and session-store flush policy.</summary>
     public string FlushPolicy { get; init; } = "GroupCommit";
 
-    public string StaticData { get; init; } = Path.Combine(AppContext.BaseDirectory, "StaticData", "Demo");
+    /// <summary>The service's static data: by default the generated sets' (<see cref="TradeUniverse"/>).</summary>
+    [System.Diagnostics.CodeAnalysis.AllowNull]
+    public string StaticData { get => _staticData ?? TradeUniverse.StaticDataDirectory; init => _staticData = value; }
+
+    private readonly string? _staticData;
 
     /// <summary>Where the run's files go.</summary>
     public required string OutputDirectory { get; init; }

@@ -4,7 +4,7 @@ using System.Globalization;
 namespace RapidFix.TradeDriver.Measure;
 
 /// <summary>
-/// The driver's set, streamed: trade n's seven messages are formatted from a compact description (a 44-byte
+/// The driver's set, streamed: trade n's seven messages are formatted from a compact description (a small
 /// spec per trade of the current shuffle window) into a fixed ring of pre-sized slots, a little ahead of the
 /// schedule, on the driver's own thread. Byte for byte the set <see cref="TradeGenerator"/> makes for the same seed
 /// with its default options (good trades only, shuffle window 16): the same <see cref="Random"/> draws in the same
@@ -26,10 +26,7 @@ internal sealed class TradeStream
     /// <summary>Messages of a standard trade.</summary>
     public const int PerTrade = 7;
 
-    // The demo static data, as TradeGenerator draws from it.
-    private static readonly byte[][] Isins = ["SG1T75931496"u8.ToArray(), "SG1L01001909"u8.ToArray(), "US0378331005"u8.ToArray()];
-    private static readonly byte[][] Currencies = ["SGD"u8.ToArray(), "SGD"u8.ToArray(), "USD"u8.ToArray()];
-    private static readonly int[] Minors = [2, 2, 2];
+    // The demo participants and TradeUniverse's securities, as TradeGenerator draws from them.
     private static readonly byte[][] ManagerNames = ["IM1"u8.ToArray(), "IM2"u8.ToArray()];
     private static readonly byte[][][] AccountNames = [["ACC-A"u8.ToArray(), "ACC-B"u8.ToArray()], ["ACC-C"u8.ToArray(), "ACC-D"u8.ToArray()]];
     private static readonly byte[][] BrokerNames = ["EB1"u8.ToArray(), "EB2"u8.ToArray()];
@@ -43,7 +40,8 @@ internal sealed class TradeStream
 
     private readonly Random _random;
     private readonly int _settle;
-    private readonly DateOnly _businessDay;
+    private readonly int _seed;
+    private readonly int[] _tradeDates;
     private readonly int[] _managerSession = new int[2];
     private readonly int[] _brokerSession = new int[2];
     private readonly int _mask;
@@ -86,8 +84,9 @@ internal sealed class TradeStream
         }
 
         _random = new Random(seed);
-        _businessDay = DateOnly.ParseExact(businessDate.ToString(CultureInfo.InvariantCulture), "yyyyMMdd", CultureInfo.InvariantCulture);
-        _settle = Settlement(_businessDay);
+        _seed = seed;
+        _tradeDates = TradeUniverse.TradeDates(businessDate);
+        _settle = Settlement(DateOnly.ParseExact(businessDate.ToString(CultureInfo.InvariantCulture), "yyyyMMdd", CultureInfo.InvariantCulture));
         _mask = capacity - 1;
         _bodies = GC.AllocateUninitializedArray<byte>(capacity * SlotBytes, pinned: true);
         _lengths = new int[capacity];
@@ -212,25 +211,21 @@ internal sealed class TradeStream
     // TradeGenerator.Windows for one window of good trades: the same draws in the same order.
     private void NextWindow()
     {
-        const int securities = 3, managers = 2, brokers = 2;
-        const int combinations = managers * brokers * 2 * securities;
+        const int managers = 2, brokers = 2;
         for (int w = 0; w < Window; w++)
         {
             int number = _nextTrade++;
             _ = _random.NextDouble(); // the kind: good whatever it draws (no duplicates, amendments, cancels, bad trades)
-            int k = (number - 1) % (combinations * 40_000);
-            int c = k % combinations;
-            int security = c % securities;
-            c /= securities;
+            var (c, security) = TradeUniverse.KeyOf(number);
             int manager = c % managers;
             c /= managers;
             int broker = c % brokers;
             byte side = c / brokers == 0 ? (byte)'1' : (byte)'2';
-            var date = _businessDay.AddDays(-(k / combinations));
+            int date = _tradeDates[TradeUniverse.DaysBack(_seed, number)];
             decimal price = Math.Round(1m + ((decimal)_random.Next(1, 100_000) / 1000m), 3);
             long q0 = 100 * _random.Next(1, 100);
             long q1 = 100 * _random.Next(1, 100);
-            _specs[w] = new Spec(number, (byte)security, (byte)manager, (byte)broker, side, (date.Year * 10000) + (date.Month * 100) + date.Day, price, q0, q1);
+            _specs[w] = new Spec(number, security, (byte)manager, (byte)broker, side, date, price, q0, q1);
 
             // The trade's own order: the standard seven shuffled (TradeGenerator.Shuffle).
             var order = _orders.AsSpan(w * PerTrade, PerTrade);
@@ -271,9 +266,9 @@ internal sealed class TradeStream
     private int Format(in Spec t, int kind, int offset)
     {
         var w = _writer.Reset(_bodies, offset, SlotBytes);
-        var isin = Isins[t.Security];
-        var currency = Currencies[t.Security];
-        int minor = Minors[t.Security];
+        var isin = TradeUniverse.Isin(t.Security);
+        var currency = TradeUniverse.Currency(t.Security);
+        const int minor = TradeUniverse.MinorUnits;
         var manager = ManagerNames[t.Manager];
         var broker = BrokerNames[t.Broker];
         int account = kind switch { 1 or 3 or 5 => 0, _ => 1 };
@@ -351,7 +346,7 @@ internal sealed class TradeStream
     // TradeGenerator's settlement date: three weekdays after the business date, skipping the demo calendars' holidays.
     private static int Settlement(DateOnly businessDay)
     {
-        ReadOnlySpan<int> holidays = [20261126, 20261225, 20270101];
+        var holidays = TradeUniverse.Holidays;
         var d = businessDay;
         int days = 3;
         while (days > 0)
@@ -381,7 +376,7 @@ internal sealed class TradeStream
     }
 
     /// <summary>One trade of the window: what its seven messages say.</summary>
-    private readonly record struct Spec(int Trade, byte Security, byte Manager, byte Broker, byte Side, int TradeDate, decimal Price, long Quantity0, long Quantity1);
+    private readonly record struct Spec(int Trade, int Security, byte Manager, byte Broker, byte Side, int TradeDate, decimal Price, long Quantity0, long Quantity1);
 
     /// <summary>Writes tag=value fields into a slot of the ring (one instance, reused); a field that does not fit fails closed.</summary>
     private sealed class Writer

@@ -1,0 +1,114 @@
+using System.Globalization;
+using System.Runtime.InteropServices;
+
+namespace RapidFix.Benchmarks.Matching;
+
+/// <summary>
+/// <see cref="MatchingBenchmarks"/>' stream in a plain loop, timed by the thread's CPU time
+/// (<c>CLOCK_THREAD_CPUTIME_ID</c>), so time spent descheduled on a loaded machine is not counted: the setup, then
+/// <c>rounds</c> rounds alternating <see cref="MatchingBenchmarks.MatchMessage"/> and
+/// <see cref="MatchingBenchmarks.MatchMessageBatch"/> (7,168 messages each), and the median ns per message of each.
+/// <c>--match-loop RESIDENT ROUNDS [nohuge]</c> (nohuge: the tables on ordinary pages, <see cref="RapidFix.Matching.LargeTables"/>). With MATCH_LOOP_PROBES=1 it also prints how far the ID and trade-key index entries lie from where their probe starts. Not a BenchmarkDotNet run (that is <see cref="MatchingBenchmarks"/>).
+/// </summary>
+internal static class MatchLoop
+{
+    private const int MessagesPerRound = 7 * 1024;
+
+    public static int Run(int resident, int rounds, bool hugePages, TextWriter output)
+    {
+        RapidFix.Matching.LargeTables.HugePages = hugePages;
+        var bench = new MatchingBenchmarks { Resident = resident };
+        bench.Setup();
+        try
+        {
+            for (int i = 0; i < 20; i++)
+            {
+                bench.MatchMessage();
+                bench.MatchMessageBatch();
+            }
+
+            var single = new double[rounds];
+            var batch = new double[rounds];
+            long gen0 = GC.CollectionCount(0);
+            for (int r = 0; r < rounds; r++)
+            {
+                long t0 = ThreadCpuNs();
+                bench.MatchMessage();
+                long t1 = ThreadCpuNs();
+                bench.MatchMessageBatch();
+                long t2 = ThreadCpuNs();
+                single[r] = (t1 - t0) / (double)MessagesPerRound;
+                batch[r] = (t2 - t1) / (double)MessagesPerRound;
+            }
+
+            Array.Sort(single);
+            Array.Sort(batch);
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"resident {resident}: MatchMessage {single[rounds / 2]:F1} ns (p25 {single[rounds / 4]:F1}, p75 {single[rounds * 3 / 4]:F1}), MatchMessageBatch {batch[rounds / 2]:F1} ns (p25 {batch[rounds / 4]:F1}, p75 {batch[rounds * 3 / 4]:F1}), thread CPU time per message, {rounds} rounds, gen0 GCs {GC.CollectionCount(0) - gen0}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
+            if (Environment.GetEnvironmentVariable("MATCH_LOOP_PROBES") == "1")
+            {
+                var matcher = (RapidFix.Matching.Matcher)typeof(MatchingBenchmarks).GetField("_matcher", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(bench)!;
+                foreach (var name in new[] { "_idIndex", "_tradeIndex" })
+                {
+                    var index = typeof(RapidFix.Matching.Matcher).GetField(name, System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(matcher)!;
+                    var entries = (ulong[])index.GetType().GetField("_entries", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(index)!;
+                    int mask = entries.Length - 1;
+                    long used = 0, displacement = 0, maxDisp = 0, runSum = 0;
+                    for (int i = 0; i < entries.Length; i++)
+                    {
+                        if (entries[i] != 0)
+                        {
+                            used++;
+                            long d = (i - (int)((uint)(entries[i] >> 32) & (uint)mask)) & mask;
+                            displacement += d;
+                            maxDisp = Math.Max(maxDisp, d);
+                        }
+
+                        // unsuccessful lookup starting at i: entries scanned until an empty one
+                        int j = i;
+                        long run = 1;
+                        while (entries[j] != 0) { j = (j + 1) & mask; run++; }
+                        runSum += run;
+                    }
+
+                    output.WriteLine($"{name}: {entries.Length} entries, {used} used, mean displacement {displacement / (double)used:F2}, max {maxDisp}, mean unsuccessful probe {runSum / (double)entries.Length:F2}");
+                }
+            }
+
+            return 0;
+        }
+        finally
+        {
+            bench.Cleanup();
+        }
+    }
+
+    private static string AnonHugeKb()
+    {
+        foreach (var line in File.ReadLines("/proc/self/smaps_rollup"))
+        {
+            if (line.StartsWith("AnonHugePages:", StringComparison.Ordinal))
+            {
+                return line["AnonHugePages:".Length..].Replace("kB", string.Empty, StringComparison.Ordinal).Trim();
+            }
+        }
+
+        return "?";
+    }
+
+    private static long ThreadCpuNs()
+    {
+        clock_gettime(3 /* CLOCK_THREAD_CPUTIME_ID */, out var ts);
+        return ts.Seconds * 1_000_000_000L + ts.Nanoseconds;
+    }
+
+    [StructLayout(LayoutKind.Sequential)]
+    private struct Timespec
+    {
+        public long Seconds;
+        public long Nanoseconds;
+    }
+
+    [DllImport("libc", SetLastError = false)]
+    private static extern int clock_gettime(int clock, out Timespec ts);
+}
