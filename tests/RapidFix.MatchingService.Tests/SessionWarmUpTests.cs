@@ -78,7 +78,7 @@ public sealed class SessionWarmUpTests : IDisposable
         var options = new ServiceOptions
         {
             SettingsPath = config,
-            StaticDataPath = DocumentedExamplesTests.DemoStaticData,
+            StaticDataPath = DocumentedExamplesTests.GeneratedStaticData,
             Port = port,
             DataDirectory = Path.Combine(_work, "data"),
             BusinessDate = 20261123,
