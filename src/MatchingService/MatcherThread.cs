@@ -80,6 +80,9 @@ internal sealed class MatcherThread : IDisposable
     /// <summary>Called by producers after a write: wakes the thread.</summary>
     public void Wake() => _work.Set();
 
+    // Compiled optimized at its first call (the thread starts before the warm-up, and a loop left in tier 0 would be
+    // moved to optimized code by on-stack replacement when the first trades come, in the continuous phase).
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void Run()
     {
         var stats = RapidFix.Pools.Diagnostics.EngineThreads.Register();

@@ -32,6 +32,7 @@ public sealed partial class MatchingServer : IDisposable
     private readonly InputSequencer _sequencer;
     private readonly ParticipantApplication[] _applications;
     private readonly MatchingCore _core;
+    private bool _warmedUp;
 
     private MatchingServer(EngineHost host, EngineLog log, Stream? logStream, InputJournal journal, MatcherThread thread, OutputDispatcher dispatcher,
         InputSequencer sequencer, ParticipantApplication[] applications, ReplayReport replay, MatchingCore core)
@@ -221,7 +222,7 @@ public sealed partial class MatchingServer : IDisposable
             }
 
             log = new EngineLog(logStream ?? Console.OpenStandardOutput());
-            host = EngineHost.Start(settings, s => applications[IndexOf(settings, s)], new EngineHostOptions { Name = "matching-service" }, log);
+            host = EngineHost.Start(settings, s => applications[IndexOf(settings, s)], new EngineHostOptions { Name = options.HostName }, log);
             for (int i = 0; i < participants.Length; i++)
             {
                 dispatcher.Attach(i, host.Sessions[i]);
@@ -240,17 +241,38 @@ public sealed partial class MatchingServer : IDisposable
 
             if (options.WarmUp)
             {
-                // Synthetic trades through scratch matchers: the live matcher and the journal never see them.
+                // Trades of every kind through a scratch service over loopback sessions (its stores and journal in a
+                // scratch directory, deleted after), and synthetic trades through scratch matchers (both ways an
+                // input is matched): the live matcher, the journal and the stores never see them.
                 var messages = MatchingCore.WarmUpMessages(reference, options.StaticDataPath, participants, businessDate, 200);
                 var queue = new OutputQueue(MatchingCore.MaxAnswerBytesPerInput, MatchingCore.MaxAnswersPerInput);
                 var view = new FixMessage(MatchingCore.InputView);
-                host.WarmUp(_ => MatchingCore.WarmUpRound(reference, participants, businessDate, messages, dictionaries, queue, view));
+                var first = settings.Sessions[0].SessionId;
+                using var sessions = SessionWarmUp.Start(options, reference, participants, first.SenderCompId, first.BeginString, businessDate, dataDirectory,
+                    out string why);
+                if (sessions is null)
+                {
+                    output.WriteLine($"matching service: the warm-up covers the matcher only, not the connection paths: {why}");
+                }
+
+                var report = host.WarmUp(round =>
+                {
+                    sessions?.Round(round);
+                    MatchingCore.WarmUpRound(reference, participants, businessDate, messages, dictionaries, queue, view);
+                });
+                output.WriteLine($"matching service: warm-up {report.Duration.TotalSeconds:F1} s, {report.Rounds} rounds, " +
+                                 $"{report.MethodsCompiled} methods compiled, {(report.Settled ? "settled" : "not settled")}" +
+                                 (sessions is null ? "" : $"; scratch service matched {sessions.Matched} inputs, sent {sessions.Answers} answers, {sessions.Refused} refusals"));
             }
 
             output.WriteLine(
                 $"matching service: {participants.Length} participants on port {(host.Engine.Acceptors.Count > 0 ? host.Engine.Acceptors[0].LocalEndPoint.Port : 0)}; " +
                 $"journal: {replay.Inputs} inputs replayed ({replay.AnswersSuppressed} answers already delivered, {replay.AnswersToSend} to send)");
-            return new MatchingServer(host, log, logStream, journal, thread, dispatcher, sequencer, applications, replay, core) { _ownership = ownership };
+            return new MatchingServer(host, log, logStream, journal, thread, dispatcher, sequencer, applications, replay, core)
+            {
+                _ownership = ownership,
+                _warmedUp = options.WarmUp,
+            };
         }
         catch
         {
@@ -272,11 +294,51 @@ public sealed partial class MatchingServer : IDisposable
         // Compiled now, not at its first call at the end of the continuous phase (a first call may load what it needs).
         System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod(
             typeof(MatchingServer).GetMethod(nameof(EndContinuous))!.MethodHandle);
+        if (_warmedUp)
+        {
+            // The counters the switch and the summary thread read (every engine thread's allocated bytes, the pools)
+            // are read here until they are tiered up: called at the switch for the first time in numbers, they
+            // would be compiled again just after it.
+            for (int i = 0; i < 64; i++)
+            {
+                _host.ReadCounters(out _);
+            }
+
+            // What the warm-up's scratch service left to the finalizer (its threads, files, sockets) is finalized now,
+            // and the JIT finishes the tier-ups that startup's last calls queued (the warm-up's tear-down, the stats
+            // publisher's first copies, the reads above): in startup, not in the phase.
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            GC.Collect();
+            SettleJit(TimeSpan.FromMilliseconds(250), 3, TimeSpan.FromSeconds(5));
+        }
+
         // The phase switch reads the calling thread's engine-thread statistics right after it takes the phase's
         // allocation baseline (and again at its end): a thread's first touch of a thread-static allocates that
         // thread's statics block (32 bytes), which was the continuous phase's only allocation with no participant.
         RapidFix.Pools.Diagnostics.EngineThreads.RefreshCurrentThread();
         return _host.EnterContinuous();
+    }
+
+    /// <summary>
+    /// Waits until the JIT has compiled nothing for <paramref name="quietWindows"/> windows of <paramref name="window"/>
+    /// in a row (at most <paramref name="limit"/>); returns the methods compiled meanwhile.
+    /// </summary>
+    internal static long SettleJit(TimeSpan window, int quietWindows, TimeSpan limit)
+    {
+        long start = System.Diagnostics.Stopwatch.GetTimestamp();
+        long first = System.Runtime.JitInfo.GetCompiledMethodCount();
+        long before = first;
+        int quiet = 0;
+        while (quiet < quietWindows && System.Diagnostics.Stopwatch.GetElapsedTime(start) < limit)
+        {
+            Thread.Sleep(window);
+            long now = System.Runtime.JitInfo.GetCompiledMethodCount();
+            quiet = now == before ? quiet + 1 : 0;
+            before = now;
+        }
+
+        return before - first;
     }
 
     /// <summary>

@@ -192,8 +192,10 @@ namespace RapidFix.MatchingService
                 Volatile.Write(ref stop.Value, true);
             });
             long end = seconds > 0 ? Stopwatch.GetTimestamp() + (seconds * Stopwatch.Frequency) : long.MaxValue;
+            _ = stats?.StopRequested; // compiled in startup, not at the first poll below
             server.EnterContinuous(); // the last thing startup does: nothing below allocates until the stop
-            while (!Volatile.Read(ref stop.Value) && Stopwatch.GetTimestamp() < end)
+            // A measuring process asks for the stop through the stats file (no signal: its dispatch allocates).
+            while (!Volatile.Read(ref stop.Value) && !(stats is not null && stats.StopRequested) && Stopwatch.GetTimestamp() < end)
             {
                 Thread.Sleep(100);
             }

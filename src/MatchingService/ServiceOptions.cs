@@ -67,6 +67,12 @@ public sealed partial record ServiceOptions
     /// <summary>Where the engine's log goes (null: standard output).</summary>
     public string? LogPath { get; init; }
 
+    /// <summary>The engine host's name in the trace's phase markers (the warm-up's scratch service has its own).</summary>
+    internal string HostName { get; init; } = "matching-service";
+
+    /// <summary>Further "Key=value" overrides of every session's settings (the warm-up's scratch service: small stores).</summary>
+    internal IReadOnlyList<(string Key, string Value)> SettingOverrides { get; init; } = [];
+
     /// <summary>The settings with the command line's overrides applied (startup).</summary>
     public SettingsFile LoadSettings()
     {
@@ -79,6 +85,11 @@ public sealed partial record ServiceOptions
         if (DataDirectory is not null)
         {
             text = Override(text, SettingKeys.FileStorePath, DataDirectory);
+        }
+
+        foreach (var (key, value) in SettingOverrides)
+        {
+            text = Override(text, key, value);
         }
 
         return SettingsFile.Parse(text, SettingsPath);

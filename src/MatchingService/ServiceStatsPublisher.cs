@@ -87,6 +87,12 @@ public sealed class ServiceStatsPublisher : IDisposable
         /// <summary>1 once the continuous phase began.</summary>
         Continuous,
 
+        /// <summary>
+        /// Written by the measuring process (<see cref="RequestStop"/>), never by the service: non-zero asks the service
+        /// to stop as SIGTERM does, without a signal (the runtime's dispatch of a signal allocates, inside the phase).
+        /// </summary>
+        StopRequested,
+
         /// <summary>The number of slots.</summary>
         Count,
     }
@@ -131,6 +137,25 @@ public sealed class ServiceStatsPublisher : IDisposable
         }
 
         return publisher;
+    }
+
+    /// <summary>True once a measuring process asked the service to stop (<see cref="RequestStop"/>); allocation-free.</summary>
+    public bool StopRequested
+    {
+        // Optimized at its first call (startup): the main thread polls it ten times a second, which would tier it up
+        // inside the phase.
+        [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
+        get => _view.ReadInt64(Offset(Slot.StopRequested)) != 0;
+    }
+
+    /// <summary>Asks the service that publishes into the stats file at <paramref name="path"/> to stop (its main loop polls it).</summary>
+    public static void RequestStop(string path)
+    {
+        var stream = new FileStream(path, FileMode.Open, FileAccess.ReadWrite, FileShare.ReadWrite | FileShare.Delete);
+        using var file = MemoryMappedFile.CreateFromFile(stream, null, FileBytes, MemoryMappedFileAccess.ReadWrite, HandleInheritability.None, leaveOpen: false);
+        using var view = file.CreateViewAccessor(0, FileBytes, MemoryMappedFileAccess.ReadWrite);
+        view.Write(Offset(Slot.StopRequested), 1L);
+        view.Flush();
     }
 
     /// <summary>The byte offset of a slot.</summary>

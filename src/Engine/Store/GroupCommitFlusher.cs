@@ -219,6 +219,10 @@ internal sealed class GroupCommitFlusher
         _work.Dispose();
     }
 
+    // Compiled optimized at its first call: the loop runs for the life of the thread, and one left in tier 0 would be
+    // moved to optimized code by on-stack replacement once the stores get busy, in the continuous phase (a scratch
+    // service's warm-up compiles the same loop on threads of its own, which a live flusher's frame does not share).
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private void Loop()
     {
         bool measuring = false;
