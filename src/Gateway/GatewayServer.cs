@@ -34,6 +34,7 @@ public sealed class GatewayServer : IDisposable
     private long _refusedDown;
     private long _forwardFailures;
     private long _answers;
+    private long _answerFlushes;
     private long _answerFailures;
 
     private GatewayServer(GatewayOptions options, int[] owner, TextWriter output)
@@ -335,7 +336,14 @@ public sealed class GatewayServer : IDisposable
     /// connection's thread, outside any session's lock): one store wait for all of them, then as few socket writes as
     /// fit. The participant's order is its session's MsgSeqNum order, whichever service's thread writes the batch.
     /// </summary>
-    internal void FlushAnswers(int participant) => _participantSessions[participant].FlushDeferred();
+    internal void FlushAnswers(int participant)
+    {
+        Interlocked.Increment(ref _answerFlushes);
+        _participantSessions[participant].FlushDeferred();
+    }
+
+    /// <summary>Flushes of deferred answers at the end of a service connection's read (batched answers): at most one a read.</summary>
+    internal long AnswerFlushes => Interlocked.Read(ref _answerFlushes);
 
     // The forwarder thread: the ring's records in order, each stored on the owning service's session for its
     // participant without waiting for the disk (SendDeferred), then one flush per session per batch: no message
