@@ -131,7 +131,7 @@ internal sealed class MatchingCore
             }
         }
 
-        string? isin = FirstIsin(reference, staticDataPath);
+        string? isin = KnownIsins(reference, staticDataPath, 1) is [var first] ? first : null;
         if (eb < 0 || account < 0 || isin is null || reference.PlaceCount == 0)
         {
             return list;
@@ -215,9 +215,11 @@ internal sealed class MatchingCore
         return date;
     }
 
-    // Static data gives securities by index, not their ISINs: the first ISIN of securities.csv that it knows.
-    private static string? FirstIsin(ReferenceData reference, string staticDataPath)
+    // Static data gives securities by index, not their ISINs: the first ISINs of securities.csv that it knows, at
+    // most max (startup only: the warm-ups' trades).
+    internal static List<string> KnownIsins(ReferenceData reference, string staticDataPath, int max)
     {
+        var list = new List<string>();
         bool header = true;
         foreach (var line in File.ReadLines(Path.Combine(staticDataPath, "securities.csv")))
         {
@@ -236,10 +238,14 @@ internal sealed class MatchingCore
             string isin = text.Split(',')[0].Trim();
             if (reference.FindSecurity(System.Text.Encoding.ASCII.GetBytes(isin)) >= 0)
             {
-                return isin;
+                list.Add(isin);
+                if (list.Count == max)
+                {
+                    break;
+                }
             }
         }
 
-        return null;
+        return list;
     }
 }

@@ -122,7 +122,7 @@ internal sealed class SessionWarmUp : IDisposable
             }
         }
 
-        var isins = KnownIsins(reference, options.StaticDataPath);
+        var isins = MatchingCore.KnownIsins(reference, options.StaticDataPath, 8);
         if (managers.Count == 0 || brokers.Count == 0 || isins.Count == 0 || reference.PlaceCount == 0)
         {
             why = "static data has no manager with an account, broker, security or place among the participants";
@@ -428,35 +428,6 @@ internal sealed class SessionWarmUp : IDisposable
         }
 
         return SettingsFile.Parse(text.ToString(), "matching service warm-up initiators");
-    }
-
-    // Static data gives securities by index, not their ISINs: the ISINs of securities.csv that it knows.
-    private static List<string> KnownIsins(ReferenceData reference, string staticDataPath)
-    {
-        var list = new List<string>();
-        bool header = true;
-        foreach (var line in File.ReadLines(Path.Combine(staticDataPath, "securities.csv")))
-        {
-            var text = line.Trim();
-            if (text.Length == 0 || text[0] == '#')
-            {
-                continue;
-            }
-
-            if (header)
-            {
-                header = false;
-                continue;
-            }
-
-            string isin = text.Split(',')[0].Trim();
-            if (reference.FindSecurity(Encoding.ASCII.GetBytes(isin)) >= 0 && list.Count < 8)
-            {
-                list.Add(isin);
-            }
-        }
-
-        return list;
     }
 
     private static int FreePort()

@@ -109,7 +109,7 @@ public sealed class TradeUniverseTests
     [InlineData("JP365000000", '7')]
     public void The_check_digit_is_iso_6166s(string first11, char digit)
     {
-        Assert.Equal((byte)digit, TradeUniverse.CheckDigit(Encoding.ASCII.GetBytes(first11)));
+        Assert.Equal((byte)digit, Isin.CheckDigit(Encoding.ASCII.GetBytes(first11)));
     }
 
     // The value of the (occurrence+1)-th field with this tag (SOH-separated body; the first field has no SOH before it).

@@ -234,7 +234,7 @@ internal static class TradeUniverse
                 n /= 10;
             }
 
-            isin[11] = CheckDigit(isin[..11]);
+            isin[11] = RapidFix.Matching.StaticData.Isin.CheckDigit(isin[..11]);
             if (!RapidFix.Matching.StaticData.Isin.IsValid(isin))
             {
                 throw new InvalidOperationException("a generated ISIN failed its check digit");
@@ -253,46 +253,5 @@ internal static class TradeUniverse
         }
 
         return strings;
-    }
-
-    /// <summary>The ISIN check digit (ISO 6166: letters as 10..35, then Luhn) of the first eleven characters.</summary>
-    public static byte CheckDigit(ReadOnlySpan<byte> first11)
-    {
-        Span<byte> digits = stackalloc byte[22];
-        int count = 0;
-        foreach (byte c in first11)
-        {
-            if (c is >= (byte)'0' and <= (byte)'9')
-            {
-                digits[count++] = (byte)(c - '0');
-            }
-            else
-            {
-                int v = c - 'A' + 10;
-                digits[count++] = (byte)(v / 10);
-                digits[count++] = (byte)(v % 10);
-            }
-        }
-
-        // Luhn with the check digit to come: the rightmost digit here is doubled.
-        int sum = 0;
-        bool twice = true;
-        for (int i = count - 1; i >= 0; i--)
-        {
-            int d = digits[i];
-            if (twice)
-            {
-                d *= 2;
-                if (d > 9)
-                {
-                    d -= 9;
-                }
-            }
-
-            sum += d;
-            twice = !twice;
-        }
-
-        return (byte)('0' + ((10 - (sum % 10)) % 10));
     }
 }
