@@ -63,10 +63,7 @@ internal sealed class ServiceScenario : IDisposable
         File.WriteAllText(config, Settings(Messages));
         port = port > 0 ? port : PgCluster.FreePort();
         // The set's static data (generate writes it beside the set: the demo's and the generated securities).
-        var start = DotnetStart("RapidFix.MatchingService.dll", Work, "--config", config, "--static-data", Path.Combine(Work, "set", "static-data"),
-            "--port", port.ToString(CultureInfo.InvariantCulture),
-            "--data-dir", DataDirectory, "--no-warm-up", "--business-date", BusinessDate.ToString(CultureInfo.InvariantCulture),
-            "--log", Path.Combine(Work, "engine.log"));
+        var start = DotnetStart("RapidFix.MatchingService.dll", Work, ServiceArguments(Work, DataDirectory, Messages, port));
         _service = Process.Start(start)!;
         _service.ErrorDataReceived += (_, e) =>
         {
@@ -160,6 +157,22 @@ internal sealed class ServiceScenario : IDisposable
 
         return text.ToString();
     }
+
+    /// <summary>The matching service's command line for a set of <paramref name="messages"/> in <paramref name="work"/>.</summary>
+    internal static string[] ServiceArguments(string work, string dataDirectory, int messages, int port) =>
+    [
+        "--config", Path.Combine(work, "service.cfg"), "--static-data", Path.Combine(work, "set", "static-data"),
+        "--port", port.ToString(CultureInfo.InvariantCulture),
+        "--data-dir", dataDirectory, "--no-warm-up", "--business-date", BusinessDate.ToString(CultureInfo.InvariantCulture),
+        "--max-inputs", MaxInputs(messages).ToString(CultureInfo.InvariantCulture), "--log", Path.Combine(work, "engine.log"),
+    ];
+
+    /// <summary>
+    /// The service's <c>--max-inputs</c> for a set of <paramref name="messages"/>: twice the set (resends after the fault
+    /// scenarios' reconnects are inputs too), at least the service's default of 4,000,000. With the default alone a
+    /// 1,000,000-trade set (7.2 million messages) filled the input journal at 4 million and every later input was refused.
+    /// </summary>
+    internal static int MaxInputs(int messages) => (int)Math.Min(int.MaxValue, Math.Max(4_000_000, 2L * messages));
 
     /// <summary>The service's StoreMaxBytes for a set of <paramref name="messages"/>: 200 bytes a message, at least 60 MB, at most Array.MaxLength.</summary>
     internal static long StoreBytes(int messages) => Math.Min(Array.MaxLength, Math.Max(100_000, (long)messages) * 200);
