@@ -22,4 +22,17 @@ public sealed class ServiceScenarioTests
         int maxInputs = index < 0 ? ServiceDefaultMaxInputs : int.Parse(arguments[index + 1], CultureInfo.InvariantCulture);
         Assert.True(maxInputs >= messages, $"the service would refuse inputs past {maxInputs:N0} of a set of {messages:N0}");
     }
+
+    [Fact]
+    public void A_large_set_gets_a_journal_window_that_rides_out_seconds_of_slow_disk()
+    {
+        const int messages = 7_171_588; // 1,000,000 trades
+        string[] arguments = ServiceScenario.ServiceArguments("/work", "/work/data", messages, 5010);
+
+        int index = Array.IndexOf(arguments, "--journal-bytes");
+        long window = index < 0 ? 64 << 20 : long.Parse(arguments[index + 1], CultureInfo.InvariantCulture);
+        // About 10 s of the unpaced send (about 50,000 inputs/s of about 220 bytes): the default 64 MiB holds under 6 s.
+        Assert.True(window >= 10L * 50_000 * 220, $"a {window:N0}-byte window holds under 10 s of the send");
+        Assert.True(window <= 1L << 30);
+    }
 }
