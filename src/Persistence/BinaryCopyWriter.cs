@@ -193,9 +193,19 @@ internal sealed class BinaryCopyWriter
         _length += 4 + written;
     }
 
-    /// <summary>A <c>text</c> from UTF-8 bytes as they are (PostgreSQL checks them, as it checks any text).</summary>
+    /// <summary>
+    /// A <c>text</c> from a message's bytes: as they are when they are UTF-8 (PostgreSQL checks them, as it checks any
+    /// text: a NUL is refused); bytes that are not UTF-8 are decoded with U+FFFD for what is not, as a string of them
+    /// always was (a participant's Latin-1 text is kept readable, not refused).
+    /// </summary>
     public void Text(ReadOnlySpan<byte> utf8)
     {
+        if (!System.Text.Ascii.IsValid(utf8) && !System.Text.Unicode.Utf8.IsValid(utf8))
+        {
+            Text(Encoding.UTF8.GetString(utf8));
+            return;
+        }
+
         Ensure(4 + utf8.Length);
         BinaryPrimitives.WriteInt32BigEndian(_buffer.AsSpan(_length), utf8.Length);
         utf8.CopyTo(_buffer.AsSpan(_length + 4));
@@ -205,6 +215,12 @@ internal sealed class BinaryCopyWriter
     /// <summary>A <c>text</c> of two parts (<c>"rejected " + code</c>).</summary>
     public void Text(ReadOnlySpan<byte> first, ReadOnlySpan<byte> second)
     {
+        if (!System.Text.Ascii.IsValid(second) && !System.Text.Unicode.Utf8.IsValid(second))
+        {
+            Text(Encoding.UTF8.GetString(first) + Encoding.UTF8.GetString(second));
+            return;
+        }
+
         Ensure(4 + first.Length + second.Length);
         BinaryPrimitives.WriteInt32BigEndian(_buffer.AsSpan(_length), first.Length + second.Length);
         first.CopyTo(_buffer.AsSpan(_length + 4));

@@ -158,11 +158,14 @@ public sealed class RowEncoderTests
             "35=0|34=13|34=99|49=MATCH|56=IM2|52=20261123-10:00:00.123456789",                                // heartbeat, 34 twice, nine decimals
             "35=AK|34=14|49=MATCH|56=IM2|664=CLS-1-7|773=2|448=IM2|452=13|448=EB1|452=1|448=X|452=1",        // not cleared; a second broker ignored
             "garbage|=1|x=2|99999999999=3|35",                                                                // nothing parses
+            "35=j|34=16|49=MATCH|56=EB1|52=20261123-10:00:00.001|45=3|372=AK|379=NPR-1-2|380=\u00e9|58=Latin-1 \u00e9t\u00e9 \u00ff", // not UTF-8
         ];
         using var store = TestJournals.OpenStore(path);
         for (int i = 0; i < bodies.Length; i++)
         {
-            var status = store.Append(i + 1, Encoding.UTF8.GetBytes("8=FIX.4.4|9=0|" + bodies[i] + "|10=000|").Select(b => b == '|' ? (byte)1 : b).ToArray());
+            // The last body is Latin-1 (its é and ÿ single bytes, not UTF-8); the others UTF-8.
+            var encoding = i == bodies.Length - 1 ? Encoding.Latin1 : Encoding.UTF8;
+            var status = store.Append(i + 1, encoding.GetBytes("8=FIX.4.4|9=0|" + bodies[i] + "|10=000|").Select(b => b == '|' ? (byte)1 : b).ToArray());
             Assert.Equal(StoreWriteStatus.Ok, status);
         }
     }
