@@ -19,7 +19,6 @@ internal sealed class BatchWriter : IDisposable
     private readonly NpgsqlConnection _connection;
     private readonly HashSet<DateOnly> _days = new();
     private readonly Stopwatch _serverTime = new();
-    private readonly BinaryCopyWriter _copy = new();
     private readonly HashSet<DateOnly> _missing = new();
     private readonly Stopwatch _partitionTime = new();
     private bool _asyncCommit;
@@ -50,8 +49,46 @@ internal sealed class BatchWriter : IDisposable
         return positions;
     }
 
-    /// <summary>Writes <paramref name="records"/> (this server's) and moves the positions to <paramref name="positions"/>, in one transaction.</summary>
+    /// <summary>
+    /// Writes <paramref name="records"/> (row objects, encoded here: the tests' way of writing chosen values) and
+    /// moves the positions to <paramref name="positions"/>, in one transaction.
+    /// </summary>
     public void Write(List<RecordRows> records, Dictionary<string, (long Generation, int Seq)> positions)
+    {
+        var batch = new EncodedBatch(records.Count);
+        foreach (var r in records)
+        {
+            Encode(batch, r);
+        }
+
+        foreach (var (source, position) in positions)
+        {
+            batch.Positions[source] = position;
+        }
+
+        Write(batch);
+    }
+
+    /// <summary>Encodes one record's row objects into <paramref name="batch"/> (<see cref="RowBuilder"/>'s output: the reference of <see cref="RowEncoder"/>).</summary>
+    internal static void Encode(EncodedBatch batch, RecordRows r)
+    {
+        if (r.Message is { } m)
+        {
+            batch.Days.Add(m.TradeDate);
+            for (int t = 0; t < EncodedBatch.Tables; t++)
+            {
+                if (Has(r, (Table)t))
+                {
+                    WriteRow(batch.Rows[t], r, (Table)t);
+                }
+            }
+        }
+
+        batch.EndRecord(r.Source, r.Generation, r.Seq, r.Payload.Span);
+    }
+
+    /// <summary>Writes <paramref name="batch"/> (this server's records, encoded) and moves the positions to the batch's, in one transaction.</summary>
+    public void Write(EncodedBatch batch)
     {
         _serverTime.Start();
         try
@@ -59,7 +96,7 @@ internal sealed class BatchWriter : IDisposable
             // The day partitions first, each day its own short transaction (it takes the day's advisory lock, which the
             // batch's transaction would otherwise hold for the whole batch). A partition made for a batch that then fails
             // is empty and harmless.
-            EnsureDays(records);
+            EnsureDays(batch.Days);
             using var tx = _connection.BeginTransaction();
             // No wait for the WAL flush at commit: the rows and the positions still commit atomically, so a server
             // crash that loses the last commits loses them together, and the worker, which reads its positions from
@@ -67,8 +104,8 @@ internal sealed class BatchWriter : IDisposable
             // wait for a disk flush per batch (the service's journals, not the database, are the durable record).
             Schema.Execute(_connection, "SET LOCAL synchronous_commit = off", tx);
 
-            long rows = WriteSplitting(records, 0, records.Count, tx);
-            foreach (var (source, position) in positions)
+            long rows = WriteSplitting(batch, 0, batch.Count, tx);
+            foreach (var (source, position) in batch.Positions)
             {
                 using var command = new NpgsqlCommand(
                     "INSERT INTO rapidfix.journal_position (source, generation, seq, updated_at) VALUES ($1, $2, $3, now()) " +
@@ -105,15 +142,15 @@ internal sealed class BatchWriter : IDisposable
     /// loses one also loses every later commit (the log is replayed in order) and the connection, and the worker
     /// reconnects with a new writer that knows no day, so a day is never taken for made when it was lost.
     /// </summary>
-    private void EnsureDays(List<RecordRows> records)
+    private void EnsureDays(HashSet<DateOnly> batchDays)
     {
         _missing.Clear();
-        foreach (var r in records)
+        foreach (var day in batchDays)
         {
-            if (r.Message is { } m && !_days.Contains(m.TradeDate))
+            if (!_days.Contains(day))
             {
-                _missing.Add(m.TradeDate);
-                _missing.Add(m.TradeDate.AddDays(1)); // one day ahead
+                _missing.Add(day);
+                _missing.Add(day.AddDays(1)); // one day ahead
             }
         }
 
@@ -157,7 +194,7 @@ internal sealed class BatchWriter : IDisposable
         }
     }
 
-    private long WriteSplitting(List<RecordRows> records, int from, int count, NpgsqlTransaction tx)
+    private long WriteSplitting(EncodedBatch batch, int from, int count, NpgsqlTransaction tx)
     {
         if (count == 0)
         {
@@ -167,7 +204,7 @@ internal sealed class BatchWriter : IDisposable
         tx.Save("batch");
         try
         {
-            long rows = Copy(records, from, count);
+            long rows = Copy(batch, from, count);
             tx.Release("batch");
             return rows;
         }
@@ -176,35 +213,35 @@ internal sealed class BatchWriter : IDisposable
             tx.Rollback("batch");
             if (count == 1)
             {
-                Quarantine(records[from], e, tx);
+                Quarantine(batch, from, e, tx);
                 return 1;
             }
 
             int half = count / 2;
-            return WriteSplitting(records, from, half, tx) + WriteSplitting(records, from + half, count - half, tx);
+            return WriteSplitting(batch, from, half, tx) + WriteSplitting(batch, from + half, count - half, tx);
         }
     }
 
     /// <summary>Errors that belong to the data of a row (class 22 data exception, 23 integrity constraint), not to the connection or the server.</summary>
     internal static bool IsRowError(PostgresException e) => e.SqlState.StartsWith("22", StringComparison.Ordinal) || e.SqlState.StartsWith("23", StringComparison.Ordinal);
 
-    private void Quarantine(RecordRows record, PostgresException e, NpgsqlTransaction tx)
+    private void Quarantine(EncodedBatch batch, int record, PostgresException e, NpgsqlTransaction tx)
     {
         using var command = new NpgsqlCommand(
             "INSERT INTO rapidfix.quarantine (source, generation, seq, reason, sql_state, payload) VALUES ($1, $2, $3, $4, $5, $6)", _connection, tx);
-        command.Parameters.Add(new NpgsqlParameter { Value = record.Source });
-        command.Parameters.Add(new NpgsqlParameter { Value = record.Generation });
-        command.Parameters.Add(new NpgsqlParameter { Value = record.Seq });
+        command.Parameters.Add(new NpgsqlParameter { Value = batch.Source(record) });
+        command.Parameters.Add(new NpgsqlParameter { Value = batch.Generation(record) });
+        command.Parameters.Add(new NpgsqlParameter { Value = batch.Seq(record) });
         command.Parameters.Add(new NpgsqlParameter { Value = e.MessageText + (e.Detail is { } d ? " (" + d + ")" : "") });
         command.Parameters.Add(new NpgsqlParameter { Value = e.SqlState });
-        command.Parameters.Add(new NpgsqlParameter { Value = record.Payload.ToArray() });
+        command.Parameters.Add(new NpgsqlParameter { Value = batch.Payload(record).ToArray() });
         command.ExecuteNonQuery();
         Quarantined++;
     }
 
-    private long Copy(List<RecordRows> records, int from, int count) =>
-        CopyTable(records, from, count, Table.Message) + CopyTable(records, from, count, Table.Audit) +
-        CopyTable(records, from, count, Table.Cls) + CopyTable(records, from, count, Table.Exception);
+    private long Copy(EncodedBatch batch, int from, int count) =>
+        CopyTable(batch, from, count, Table.Message) + CopyTable(batch, from, count, Table.Audit) +
+        CopyTable(batch, from, count, Table.Cls) + CopyTable(batch, from, count, Table.Exception);
 
     private enum Table
     {
@@ -230,21 +267,16 @@ internal sealed class BatchWriter : IDisposable
         "trade_partition, sent_at) FROM STDIN (FORMAT BINARY)";
 
     /// <summary>
-    /// One binary COPY into one table of the records that have such a row, encoded by <see cref="BinaryCopyWriter"/>
-    /// (no per-value binding) and written through Npgsql's raw COPY stream. Every table starts with the trade date
-    /// and the record's key (source, generation, seq), except <c>cls</c>, keyed by trade date and CLS ID. A table
-    /// with no row in the range is not copied at all (one round trip less). Should the encoding itself fail, the COPY
-    /// is cancelled, never completed (disposing a raw COPY stream completes it).
+    /// One binary COPY into one table of the records [<paramref name="from"/>, +<paramref name="count"/>): their rows
+    /// were encoded once into the batch's arena for the table (<see cref="RowEncoder"/>), so the COPY's data is the
+    /// header, one contiguous range of the arena, the trailer, handed to Npgsql's raw COPY stream in one write. A
+    /// table with no row in the range is not copied at all (one round trip less). Should anything but the server fail
+    /// while the data is handed over, the COPY is cancelled, never completed (disposing a raw COPY stream completes it).
     /// </summary>
-    private long CopyTable(List<RecordRows> records, int from, int count, Table table)
+    private long CopyTable(EncodedBatch batch, int from, int count, Table table)
     {
-        int first = from;
-        while (first < from + count && !Has(records[first], table))
-        {
-            first++;
-        }
-
-        if (first == from + count)
+        batch.Range((int)table, from, count, out int rows);
+        if (rows == 0)
         {
             return 0;
         }
@@ -257,20 +289,11 @@ internal sealed class BatchWriter : IDisposable
             _ => ExceptionCopy,
         };
         using var stream = _connection.BeginRawBinaryCopy(command);
-        var w = _copy;
         try
         {
-            w.Begin(stream);
-            for (int i = first; i < from + count; i++)
-            {
-                var r = records[i];
-                if (Has(r, table))
-                {
-                    WriteRow(w, r, table);
-                }
-            }
-
-            w.End();
+            stream.Write(BinaryCopyWriter.CopyHeader);
+            stream.Write(batch.Range((int)table, from, count, out _));
+            stream.Write(BinaryCopyWriter.CopyTrailer);
         }
         catch (Exception e) when (e is not PostgresException and not NpgsqlException)
         {
@@ -278,7 +301,7 @@ internal sealed class BatchWriter : IDisposable
             throw;
         }
 
-        return w.Rows;
+        return rows;
     }
 
     private static bool Has(RecordRows r, Table table) => table switch

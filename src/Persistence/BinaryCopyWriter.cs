@@ -26,12 +26,38 @@ internal sealed class BinaryCopyWriter
     private int _length;
     private Stream? _stream;
     private long _rows;
+    private readonly bool _arena;
 
-    /// <summary>A writer whose buffer holds <paramref name="bufferBytes"/> before it is handed to the stream.</summary>
-    public BinaryCopyWriter(int bufferBytes = 128 * 1024)
+    /// <summary>
+    /// A writer whose buffer holds <paramref name="bufferBytes"/> before it is handed to the stream; with
+    /// <paramref name="arena"/>, a writer with no stream whose buffer keeps every row written since <see cref="Reset"/>
+    /// (grown, by doubling, when full): a batch's rows of one table, encoded once and copied by range
+    /// (<see cref="EncodedBatch"/>).
+    /// </summary>
+    public BinaryCopyWriter(int bufferBytes = 128 * 1024, bool arena = false)
     {
         _buffer = new byte[Math.Max(bufferBytes, 1024)];
+        _arena = arena;
     }
+
+    /// <summary>The bytes written since <see cref="Reset"/> (an arena's rows).</summary>
+    public ReadOnlySpan<byte> Written => _buffer.AsSpan(0, _length);
+
+    /// <summary>Bytes written since <see cref="Reset"/>.</summary>
+    public int Length => _length;
+
+    /// <summary>An arena emptied for the next batch (its buffer kept).</summary>
+    public void Reset()
+    {
+        _length = 0;
+        _rows = 0;
+    }
+
+    /// <summary>The COPY header (signature, flags, extension length): what a COPY's data starts with.</summary>
+    public static ReadOnlySpan<byte> CopyHeader => [(byte)'P', (byte)'G', (byte)'C', (byte)'O', (byte)'P', (byte)'Y', (byte)'\n', 0xFF, (byte)'\r', (byte)'\n', 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+    /// <summary>The COPY trailer (a field count of -1): what a COPY's data ends with.</summary>
+    public static ReadOnlySpan<byte> CopyTrailer => [0xFF, 0xFF];
 
     /// <summary>Rows started since <see cref="Begin"/>.</summary>
     public long Rows => _rows;
@@ -167,6 +193,41 @@ internal sealed class BinaryCopyWriter
         _length += 4 + written;
     }
 
+    /// <summary>
+    /// A <c>text</c> from a message's bytes: as they are when they are UTF-8 (PostgreSQL checks them, as it checks any
+    /// text: a NUL is refused); bytes that are not UTF-8 are decoded with U+FFFD for what is not, as a string of them
+    /// always was (a participant's Latin-1 text is kept readable, not refused).
+    /// </summary>
+    public void Text(ReadOnlySpan<byte> utf8)
+    {
+        if (!System.Text.Ascii.IsValid(utf8) && !System.Text.Unicode.Utf8.IsValid(utf8))
+        {
+            Text(Encoding.UTF8.GetString(utf8));
+            return;
+        }
+
+        Ensure(4 + utf8.Length);
+        BinaryPrimitives.WriteInt32BigEndian(_buffer.AsSpan(_length), utf8.Length);
+        utf8.CopyTo(_buffer.AsSpan(_length + 4));
+        _length += 4 + utf8.Length;
+    }
+
+    /// <summary>A <c>text</c> of two parts (<c>"rejected " + code</c>).</summary>
+    public void Text(ReadOnlySpan<byte> first, ReadOnlySpan<byte> second)
+    {
+        if (!System.Text.Ascii.IsValid(second) && !System.Text.Unicode.Utf8.IsValid(second))
+        {
+            Text(Encoding.UTF8.GetString(first) + Encoding.UTF8.GetString(second));
+            return;
+        }
+
+        Ensure(4 + first.Length + second.Length);
+        BinaryPrimitives.WriteInt32BigEndian(_buffer.AsSpan(_length), first.Length + second.Length);
+        first.CopyTo(_buffer.AsSpan(_length + 4));
+        second.CopyTo(_buffer.AsSpan(_length + 4 + first.Length));
+        _length += 4 + first.Length + second.Length;
+    }
+
     /// <summary>A <c>bytea</c>.</summary>
     public void Bytes(ReadOnlySpan<byte> value)
     {
@@ -274,6 +335,12 @@ internal sealed class BinaryCopyWriter
     {
         if (_length + bytes <= _buffer.Length)
         {
+            return;
+        }
+
+        if (_arena)
+        {
+            Array.Resize(ref _buffer, Math.Max(_length + bytes, _buffer.Length * 2));
             return;
         }
 

@@ -61,6 +61,31 @@ public sealed class JournalTail : IDisposable
         return added;
     }
 
+    /// <summary>
+    /// Hands up to <paramref name="max"/> new message records to <paramref name="sink"/> without copying them (each
+    /// payload valid only during its call: the persister encodes it straight into its COPY rows). Returns how many.
+    /// </summary>
+    internal int Poll(IJournalRecordSink sink, int max)
+    {
+        if (!EnsureOpen())
+        {
+            return 0;
+        }
+
+        int added = 0;
+        while (added < max && _reader!.TryRead(out var record) == JournalReadStatus.Record)
+        {
+            if (record.IsMessage && (_reader.Generation, record.SeqNum).CompareTo(Position) > 0)
+            {
+                Position = (_reader.Generation, record.SeqNum);
+                sink.OnRecord(_reader.Generation, record.SeqNum, record.Message);
+                added++;
+            }
+        }
+
+        return added;
+    }
+
     private bool EnsureOpen()
     {
         if (_reader is not null && !Replaced())

@@ -69,7 +69,7 @@ public sealed class Persister : IDisposable
     private readonly ServerCounters[] _counters;
     private readonly CancellationTokenSource _stop = new();
     private readonly ManualResetEventSlim _fatal = new();
-    private readonly TradeIndex _index;
+    private readonly InputIndex _index;
     private volatile bool _drain;
 
     public Persister(PersisterOptions options)
@@ -89,7 +89,7 @@ public sealed class Persister : IDisposable
         _counters = options.Servers.Select(_ => new ServerCounters()).ToArray();
         // One index of inputs for every worker: it is the same journal whatever the server, and it is the persister's
         // largest table (about 7 entries a trade).
-        _index = new TradeIndex(Path.Combine(options.DataDirectory, JournalSource.InputJournalFile));
+        _index = new InputIndex(Path.Combine(options.DataDirectory, JournalSource.InputJournalFile));
         _threads = new Thread[options.Servers.Count * options.Streams];
         for (int i = 0; i < _threads.Length; i++)
         {
@@ -212,15 +212,18 @@ public sealed class Persister : IDisposable
         var committed = writer.LoadPositions();
         _options.Log.WriteLine($"persister: {name}: connected, {committed.Count} journal positions");
         var tails = new Dictionary<string, (JournalSource Source, JournalTail Tail)>();
-        var builder = new RowBuilder(_index, _options.Servers.Count);
+        var encoder = new RowEncoder(_index, _options.Servers.Count);
+        // Two batches made once: one is written while the next is read and encoded into the other.
+        EncodedBatch[] batches = [new EncodedBatch(_options.BatchRecords), new EncodedBatch(_options.BatchRecords)];
+        int turn = 0;
         long rowsBefore = 0, quarantinedBefore = 0, serverBefore = 0, partitionsBefore = 0, partitionTicksBefore = 0;
-        Task<Batch>? next = null;
+        Task<EncodedBatch>? next = null;
         try
         {
             while (!_stop.IsCancellationRequested)
             {
                 var busy = Stopwatch.StartNew();
-                var batch = next is null ? Gather(server, stream, committed, tails, builder) : next.GetAwaiter().GetResult();
+                var batch = next is null ? Gather(server, stream, committed, tails, encoder, batches[turn ^= 1]) : next.GetAwaiter().GetResult();
                 next = null;
                 if (batch.Positions.Count == 0)
                 {
@@ -235,9 +238,10 @@ public sealed class Persister : IDisposable
 
                 // Read and build the next batch while this one is written: the tails and the builder are used by one
                 // thread at a time (this one again only after the task's result is taken); the shared index locks.
-                next = Task.Run(() => Gather(server, stream, committed, tails, builder));
-                writer.Write(batch.Rows, batch.Positions);
-                Interlocked.Add(ref counters.Records, batch.Rows.Count);
+                var other = batches[turn ^= 1];
+                next = Task.Run(() => Gather(server, stream, committed, tails, encoder, other));
+                writer.Write(batch);
+                Interlocked.Add(ref counters.Records, batch.Count);
                 Interlocked.Add(ref counters.Rows, writer.RowsWritten - rowsBefore);
                 Interlocked.Add(ref counters.Quarantined, writer.Quarantined - quarantinedBefore);
                 Interlocked.Increment(ref counters.Batches);
@@ -272,11 +276,9 @@ public sealed class Persister : IDisposable
         }
     }
 
-    /// <summary>The records of one transaction: this server's rows, and the position every journal read reaches.</summary>
-    private sealed record Batch(List<RecordRows> Rows, Dictionary<string, (long Generation, int Seq)> Positions);
-
-    private Batch Gather(int server, int stream, Dictionary<string, (long Generation, int Seq)> committed,
-        Dictionary<string, (JournalSource Source, JournalTail Tail)> tails, RowBuilder builder)
+    /// <summary>The records of one transaction, encoded into <paramref name="batch"/>: this server's rows, and the position every journal read reaches.</summary>
+    private EncodedBatch Gather(int server, int stream, Dictionary<string, (long Generation, int Seq)> committed,
+        Dictionary<string, (JournalSource Source, JournalTail Tail)> tails, RowEncoder encoder, EncodedBatch batch)
     {
         foreach (var source in JournalSource.Discover(_options.DataDirectory))
         {
@@ -288,28 +290,24 @@ public sealed class Persister : IDisposable
         }
 
         _index.CatchUp();
-        var batch = new Batch(new List<RecordRows>(), new Dictionary<string, (long, int)>());
-        var records = new List<JournalRecord>();
+        batch.Clear();
         int room = _options.BatchRecords;
-        // Inputs first: an answer's input is then indexed before the answer is built.
+        // Inputs first: an answer's input is then indexed before the answer is encoded.
         foreach (var (source, tail) in tails.Values.OrderByDescending(t => t.Source.IsInput))
         {
-            records.Clear();
-            if (room <= 0 || tail.Poll(records, room) == 0)
+            if (room <= 0)
             {
                 continue;
             }
 
-            room -= records.Count;
-            foreach (var record in records)
+            encoder.Begin(batch, source, server);
+            int read = tail.Poll(encoder, room);
+            if (read == 0)
             {
-                var rows = builder.Build(source, record);
-                if (rows.Server == server)
-                {
-                    batch.Rows.Add(rows);
-                }
+                continue;
             }
 
+            room -= read;
             batch.Positions[source.Name] = tail.Position;
         }
 
