@@ -170,13 +170,13 @@ internal sealed class ServiceScenario : IDisposable
 
     /// <summary>
     /// The service's <c>--journal-bytes</c> (its input journal's in-memory write window) for a set of
-    /// <paramref name="messages"/>: 80 bytes a message (an input is about 220 bytes, so about a third of the set),
-    /// between the service's default 64 MiB and 1 GiB. The degradation run sends 7.2 million messages unpaced while
+    /// <paramref name="messages"/>: 40 bytes a message (an input is about 220 bytes, so about a sixth of the set),
+    /// between the service's default 64 MiB and 512 MiB (the service commits it at startup). The degradation run sends 7.2 million messages unpaced while
     /// PostgreSQL shares the disk; with the default window a few seconds of slow disk filled it and the service
     /// refused 85,145 inputs (BusinessMessageReject, reason 4) near the end of the send, which then showed as
     /// mismatches. A larger window lets the scenario measure the persister, not the disk's stalls.
     /// </summary>
-    internal static int JournalBytes(int messages) => (int)Math.Clamp(80L * messages, 64L << 20, 1L << 30);
+    internal static int JournalBytes(int messages) => (int)Math.Clamp(40L * messages, 64L << 20, 512L << 20);
 
     /// <summary>
     /// The service's <c>--max-inputs</c> for a set of <paramref name="messages"/>: twice the set (resends after the fault
