@@ -32,7 +32,12 @@ public static class Program
             // The matcher benchmarks' stream in a plain loop, thread CPU time per message (docs/matching.md).
             int resident = args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 1_000_000;
             int rounds = args.Length > 2 ? int.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture) : 101;
-            return Matching.MatchLoop.Run(resident, rounds, !(args.Length > 3 && args[3] == "nohuge"), Console.Out);
+            // Options after the rounds: nohuge (tables on 4 KB pages), hotinputs (the inputs prefetched ahead),
+            // cleared=N (cleared trades kept, 1,024 by default): MatchLoop.
+            var options = args.Skip(3).ToArray();
+            var cleared = options.FirstOrDefault(o => o.StartsWith("cleared=", StringComparison.Ordinal));
+            return Matching.MatchLoop.Run(resident, rounds, !options.Contains("nohuge"), Console.Out, options.Contains("hotinputs"),
+                cleared is null ? 1024 : int.Parse(cleared["cleared=".Length..], System.Globalization.CultureInfo.InvariantCulture));
         }
 
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.Create());

@@ -14,10 +14,10 @@ internal static class MatchLoop
 {
     private const int MessagesPerRound = 7 * 1024;
 
-    public static int Run(int resident, int rounds, bool hugePages, TextWriter output)
+    public static int Run(int resident, int rounds, bool hugePages, TextWriter output, bool hotInputs = false, int clearedTrades = 1024)
     {
         RapidFix.Matching.LargeTables.HugePages = hugePages;
-        var bench = new MatchingBenchmarks { Resident = resident };
+        var bench = new MatchingBenchmarks { Resident = resident, HotInputs = hotInputs, ClearedTrades = clearedTrades };
         bench.Setup();
         try
         {
@@ -44,7 +44,7 @@ internal static class MatchLoop
             Array.Sort(single);
             Array.Sort(batch);
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"resident {resident}: MatchMessage {single[rounds / 2]:F1} ns (p25 {single[rounds / 4]:F1}, p75 {single[rounds * 3 / 4]:F1}), MatchMessageBatch {batch[rounds / 2]:F1} ns (p25 {batch[rounds / 4]:F1}, p75 {batch[rounds * 3 / 4]:F1}), thread CPU time per message, {rounds} rounds, gen0 GCs {GC.CollectionCount(0) - gen0}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
+                $"resident {resident}: MatchMessage {single[rounds / 2]:F1} ns (p25 {single[rounds / 4]:F1}, p75 {single[rounds * 3 / 4]:F1}), MatchMessageBatch {batch[rounds / 2]:F1} ns (p25 {batch[rounds / 4]:F1}, p75 {batch[rounds * 3 / 4]:F1}), thread CPU time per message, {rounds} rounds, gen0 GCs {GC.CollectionCount(0) - gen0}, cleared kept {clearedTrades}{(hotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
             if (Environment.GetEnvironmentVariable("MATCH_LOOP_PROBES") == "1")
             {
                 var matcher = (RapidFix.Matching.Matcher)typeof(MatchingBenchmarks).GetField("_matcher", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(bench)!;
