@@ -270,7 +270,8 @@ public sealed class GatewayServer : IDisposable
 
     /// <summary>
     /// Methods the JIT compiled (any tier) in the continuous phase, from its start to <see cref="EndContinuous"/>;
-    /// -1 before that. After the warm-up there should be none: each is a path the warm-up missed.
+    /// -1 before that. After the warm-up none of the gateway's path; at most a few of the runtime's own code, which the
+    /// phase switch's blocking collection tiers up (docs/scale-out.md, "Warm-up").
     /// </summary>
     public long MethodsCompiledInPhase => Interlocked.Read(ref _compiledInPhase);
 
