@@ -2,9 +2,11 @@
 # The zero-GC check of the gateway (docs/scale-out.md): two matching services (partitions 2, one each; processes of
 # their own), the gateway in front of them under an EventPipe trace, and the trade driver's participants through the
 # gateway. The gateway's sessions to the services and the participants' sessions to the gateway all log on during
-# its startup (--wait-for-services, --wait-for-participants: connection set-up allocates), then the driver offers
-# good trades at a steady rate for SECONDS of the gateway's continuous phase; tools/EtwAnalyzer analyzes the
-# gateway's trace and prints its verdict as the last line.
+# its startup (--wait-for-services, --wait-for-participants: connection set-up allocates), the gateway warms up
+# through a scratch gateway of its own (stand-in services and participants in its process, loopback, deleted after:
+# the real services and the driver see none of it), then the driver offers good trades at a steady rate for SECONDS
+# of the gateway's continuous phase; tools/EtwAnalyzer analyzes the gateway's trace and prints its verdict as the
+# last line. Run by tools/test.sh (20 s) unless RAPIDFIX_SKIP_ZERO_GC_GATEWAY=1.
 #   usage: tools/zero-gc-gateway.sh [SECONDS]      (default 60 seconds)
 #   environment: ZERO_GC_FRAMEWORK (net10.0 | net8.0, default net10.0), ZERO_GC_RATE (messages/s, default 2000),
 #                ZERO_GC_OUT (output folder, default artifacts/zero-gc-gateway), ZERO_GC_PORT (the gateway's port,

@@ -69,4 +69,7 @@ public sealed record GatewayOptions
 
     /// <summary>Where the engine's log goes (null: standard output).</summary>
     public string? LogPath { get; init; }
+
+    /// <summary>The engine host's name in the trace's phase markers (the warm-up's scratch gateway has its own).</summary>
+    internal string HostName { get; init; } = "gateway";
 }

@@ -36,6 +36,9 @@ public sealed class GatewayServer : IDisposable
     private long _answers;
     private long _answerFlushes;
     private long _answerFailures;
+    private bool _warmedUp;
+    private long _compiledAtPhase = -1;
+    private long _compiledInPhase = -1;
 
     private GatewayServer(GatewayOptions options, int[] owner, TextWriter output)
     {
@@ -78,7 +81,7 @@ public sealed class GatewayServer : IDisposable
             {
                 int index = IndexOf(settings, s);
                 return index < participants ? participantApps[index] : _sides[(index - participants) / participants][(index - participants) % participants];
-            }, new EngineHostOptions { Name = "gateway" }, _log);
+            }, new EngineHostOptions { Name = options.HostName }, _log);
         }
         catch
         {
@@ -221,16 +224,108 @@ public sealed class GatewayServer : IDisposable
         return true;
     }
 
+    /// <summary>
+    /// Warm-up (startup, after the waits for the services and the participants): drives every path of the continuous
+    /// phase through a scratch gateway of the same shape, with scratch stand-in services and participants of its own
+    /// over loopback (<see cref="GatewayWarmUp"/>), in rounds until the JIT has compiled nothing for a few rounds
+    /// (<see cref="EngineHost.WarmUp"/>). The live gateway's sessions, stores, services and participants see none of
+    /// it; the scratch folder is deleted. Null (the reason written to <paramref name="output"/>) when the scratch
+    /// gateway could not start: the first messages of the phase then compile the path.
+    /// </summary>
+    public WarmUpReport? WarmUp(TextWriter? output = null)
+    {
+        output ??= TextWriter.Null;
+        using var scratch = GatewayWarmUp.Start(_options, out string why);
+        if (scratch is null)
+        {
+            output.WriteLine($"gateway: no warm-up: {why}");
+            return null;
+        }
+
+        using var tick = new ManualResetEvent(false);
+        var report = _host.WarmUp(round =>
+        {
+            scratch.Round(round);
+            // The live host's counters, as the phase switch and the summaries read them (every engine thread's
+            // allocated bytes): read in every round, so that they are tiered up while the JIT count is watched (read
+            // only before the switch, the switch's own reads tiered one of them up inside the phase). And what the
+            // engine's threads call once a second reaches the tier-up count (30 calls) half a minute after the start,
+            // inside the phase of a gateway whose warm-up was shorter (both seen): the monitor's summary
+            // (EngineMonitor.EnsureTracked, through Flush) and the acceptors' thread starter (WaitHandle.WaitOne(int)).
+            for (int i = 0; i < 8; i++)
+            {
+                _host.ReadCounters(out _);
+                _host.Monitor.Flush();
+                tick.WaitOne(0);
+            }
+        });
+        var c = scratch.Counters;
+        _warmedUp = true;
+        output.WriteLine($"gateway: warm-up {report.Duration.TotalSeconds:F1} s, {report.Rounds} rounds, {report.MethodsCompiled} methods compiled, " +
+                         $"{(report.Settled ? "settled" : "not settled")}; scratch gateway forwarded {c.Forwarded}, answers {c.Answers} " +
+                         $"({c.RefSeqNumRewritten} RefSeqNum rewritten, {c.RefSeqNumUntranslated} untranslated), refused: ring full {c.RefusedRingFull}, " +
+                         $"service down {c.RefusedServiceDown}; {scratch.Outages} service outages; participants received {scratch.Answers}");
+        return report;
+    }
+
+    /// <summary>
+    /// Methods the JIT compiled (any tier) in the continuous phase, from its start to <see cref="EndContinuous"/>;
+    /// -1 before that. After the warm-up none of the gateway's path; at most a few of the runtime's own code, which the
+    /// phase switch's blocking collection tiers up (docs/scale-out.md, "Warm-up").
+    /// </summary>
+    public long MethodsCompiledInPhase => Interlocked.Read(ref _compiledInPhase);
+
     /// <summary>Ends startup: the continuous phase begins (nothing allocates from here on).</summary>
     public bool EnterContinuous()
     {
         // Compiled now, not at its first call at the end of the continuous phase (a first call may load what it needs).
         System.Runtime.CompilerServices.RuntimeHelpers.PrepareMethod(typeof(GatewayServer).GetMethod(nameof(EndContinuous))!.MethodHandle);
+        if (_warmedUp)
+        {
+            // As the matching service does: the counters the switch and the summary read are read until tiered up;
+            // what the scratch gateway left to the finalizer (threads, files, sockets) is finalized now, and the JIT
+            // finishes the tier-ups startup's last calls queued (the scratch's tear-down): in startup, not in the phase.
+            for (int i = 0; i < 64; i++)
+            {
+                _host.ReadCounters(out _);
+                _ = Counters;
+            }
+
+            GC.Collect();
+            GC.WaitForPendingFinalizers();
+            GC.Collect();
+            SettleJit(TimeSpan.FromMilliseconds(250), 3, TimeSpan.FromSeconds(5));
+        }
+
         // The phase switch reads the calling thread's engine-thread statistics right after it takes the phase's
         // allocation baseline: a thread's first touch of that thread-static allocates its statics block (32 bytes).
         // Touched here, in startup.
         RapidFix.Pools.Diagnostics.EngineThreads.RefreshCurrentThread();
-        return _host.EnterContinuous();
+        _ = System.Runtime.JitInfo.GetCompiledMethodCount();
+        bool entered = _host.EnterContinuous();
+        Interlocked.Exchange(ref _compiledAtPhase, System.Runtime.JitInfo.GetCompiledMethodCount());
+        return entered;
+    }
+
+    /// <summary>
+    /// Waits until the JIT has compiled nothing for <paramref name="quietWindows"/> windows of <paramref name="window"/>
+    /// in a row (at most <paramref name="limit"/>); returns the methods compiled meanwhile (as the matching service's).
+    /// </summary>
+    private static long SettleJit(TimeSpan window, int quietWindows, TimeSpan limit)
+    {
+        long start = System.Diagnostics.Stopwatch.GetTimestamp();
+        long first = System.Runtime.JitInfo.GetCompiledMethodCount();
+        long before = first;
+        int quiet = 0;
+        while (quiet < quietWindows && System.Diagnostics.Stopwatch.GetElapsedTime(start) < limit)
+        {
+            Thread.Sleep(window);
+            long now = System.Runtime.JitInfo.GetCompiledMethodCount();
+            quiet = now == before ? quiet + 1 : 0;
+            before = now;
+        }
+
+        return before - first;
     }
 
     /// <summary>
@@ -241,8 +336,10 @@ public sealed class GatewayServer : IDisposable
     {
         if (_host.Phases.Phase == RapidFix.Pools.Phases.EnginePhase.Continuous)
         {
+            long compiled = System.Runtime.JitInfo.GetCompiledMethodCount();
             _host.Monitor.Flush();
             _host.Phases.EnterShutdown();
+            Interlocked.Exchange(ref _compiledInPhase, compiled - Interlocked.Read(ref _compiledAtPhase));
         }
     }
 

@@ -43,10 +43,14 @@ var waitParticipants = new Option<int>("--wait-for-participants")
 {
     Description = "seconds to wait at startup for every participant to log on before the continuous phase (connecting allocates)",
 };
+var noWarmUp = new Option<bool>("--no-warm-up")
+{
+    Description = "skip the warm-up through a scratch gateway (faster start; the first messages of the continuous phase then compile the path)",
+};
 var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
 var root = new RootCommand("RapidFix gateway: the participants' FIX acceptor in front of N matching services, each owning a set of partitions.")
 {
-    participants, services, partitions, port, dataDir, compId, hold, seconds, waitServices, waitParticipants, log,
+    participants, services, partitions, port, dataDir, compId, hold, seconds, waitServices, waitParticipants, noWarmUp, log,
 };
 root.Validators.Add(result =>
 {
@@ -71,7 +75,7 @@ root.SetAction(parse =>
         HoldPerParticipant = parse.GetValue(hold),
         LogPath = parse.GetValue(log)?.FullName,
     };
-    return GatewayRun.Execute(options, parse.GetValue(seconds), parse.GetValue(waitServices), parse.GetValue(waitParticipants));
+    return GatewayRun.Execute(options, parse.GetValue(seconds), parse.GetValue(waitServices), parse.GetValue(waitParticipants), !parse.GetValue(noWarmUp));
 });
 return root.Parse(args).Invoke();
 
@@ -105,7 +109,7 @@ namespace RapidFix.Gateway
     /// <summary>One run of the gateway from the command line.</summary>
     internal static class GatewayRun
     {
-        public static int Execute(GatewayOptions options, int seconds, int waitForServices, int waitForParticipants)
+        public static int Execute(GatewayOptions options, int seconds, int waitForServices, int waitForParticipants, bool warmUp)
         {
             GatewayServer gateway;
             try
@@ -126,6 +130,12 @@ namespace RapidFix.Gateway
             if (waitForParticipants > 0 && !gateway.WaitForParticipants(TimeSpan.FromSeconds(waitForParticipants)))
             {
                 Console.WriteLine("gateway: not every participant is logged on; continuing (connecting allocates in the continuous phase)");
+            }
+
+            if (warmUp)
+            {
+                // Last in startup, as the matching service's: every path of the phase through a scratch gateway.
+                gateway.WarmUp(Console.Out);
             }
 
             Console.WriteLine($"ready: port {gateway.Port}. Ctrl+C stops.");
@@ -153,7 +163,8 @@ namespace RapidFix.Gateway
             Console.WriteLine($"forwarded {counters.Forwarded}, answers {counters.Answers}, refused: ring full {counters.RefusedRingFull}, " +
                               $"service down {counters.RefusedServiceDown}; failures: forward {counters.ForwardFailures}, answer {counters.AnswerFailures}");
             var c = report.Continuous;
-            Console.WriteLine($"continuous phase: {c.Gen0Collections} collections, {c.AllocatedBytes} bytes allocated ({c.EngineThreadsAllocatedBytes} by engine threads)");
+            Console.WriteLine($"continuous phase: {c.Gen0Collections} collections, {c.AllocatedBytes} bytes allocated ({c.EngineThreadsAllocatedBytes} by engine threads), " +
+                              $"{gateway.MethodsCompiledInPhase} methods compiled");
             return c.AllocatedBytes > 0 ? 1 : 0;
         }
     }

@@ -1,6 +1,5 @@
 using System.Diagnostics;
 using System.Globalization;
-using System.Net;
 using System.Net.Sockets;
 using System.Text;
 using RapidFix.Engine.Codec;
@@ -71,6 +70,9 @@ internal sealed class SessionWarmUp : IDisposable
         }
     }
 
+    /// <summary>Tests only: called with the scratch service's port once it is known (a test tries to take it: it must be in use).</summary>
+    internal static Action<int>? ScratchPortChosen { get; set; }
+
     /// <summary>Inputs the scratch service matched (for the warm-up's report and the tests).</summary>
     public long Matched => _server.Counters.InputsMatched;
 
@@ -133,11 +135,10 @@ internal sealed class SessionWarmUp : IDisposable
         string directory = Path.Combine(dataDirectory, "warm-up.scratch");
         DeleteDirectory(directory);
         Directory.CreateDirectory(directory);
-        int port = FreePort();
         var scratchOptions = options with
         {
             HostName = HostName,
-            Port = port,
+            Port = 0, // the file's, overridden below: port 0, bound by the scratch service's acceptor and read back
             DataDirectory = directory,
             LogPath = Path.Combine(directory, "engine.log"),
             WarmUp = false,
@@ -152,6 +153,7 @@ internal sealed class SessionWarmUp : IDisposable
             PendingMessagesPerParticipant = 10_000,
             SettingOverrides =
             [
+                (SettingKeys.SocketAcceptPort, "0"),
                 (SettingKeys.StoreMaxMessages, "200000"),
                 (SettingKeys.StoreMaxBytes, (128 << 20).ToString(CultureInfo.InvariantCulture)),
                 (SettingKeys.StoreCommitMemory, "N"),
@@ -163,6 +165,10 @@ internal sealed class SessionWarmUp : IDisposable
         try
         {
             server = MatchingServer.Start(scratchOptions);
+            // Its own listening socket's port: choosing a free port first and binding it later let another listener
+            // (a parallel test, another process) take it in between, and the session warm-up was lost.
+            int port = server.Host.Engine.Acceptors[0].LocalEndPoint.Port;
+            ScratchPortChosen?.Invoke(port);
             var answers = new Counter();
             clients = FixEngine.Create(ClientSettings(participants, serviceCompId, beginString, port), _ => answers);
             clients.Start();
@@ -428,13 +434,6 @@ internal sealed class SessionWarmUp : IDisposable
         }
 
         return SettingsFile.Parse(text.ToString(), "matching service warm-up initiators");
-    }
-
-    private static int FreePort()
-    {
-        using var probe = new TcpListener(IPAddress.Loopback, 0);
-        probe.Start();
-        return ((IPEndPoint)probe.LocalEndpoint).Port;
     }
 
     private static void DeleteDirectory(string directory)

@@ -165,3 +165,75 @@ public sealed class SessionWarmUpTests : IDisposable
         }
     }
 }
+
+/// <summary>
+/// The scratch service's port is the one its own acceptor bound (port 0, read back), not one chosen first and bound
+/// later: a port chosen by binding and releasing port 0 could be taken by another process before the scratch service
+/// bound it again, and the session warm-up was then lost (the first trades of the phase compiled the path).
+/// </summary>
+[Collection(nameof(ServiceProcesses))]
+public sealed class SessionWarmUpPortTests : IDisposable
+{
+    private readonly string _work = Path.Combine(Path.GetTempPath(), "rapidfix-session-warm-up-port-" + Guid.NewGuid().ToString("N"));
+
+    public void Dispose()
+    {
+        SessionWarmUp.ScratchPortChosen = null;
+        if (Directory.Exists(_work))
+        {
+            Directory.Delete(_work, recursive: true);
+        }
+    }
+
+    [Fact]
+    public void Another_listener_on_the_scratch_services_port_once_it_is_known_does_not_cost_the_session_warm_up()
+    {
+        Directory.CreateDirectory(_work);
+        var (messages, _) = TradeGenerator.Generate(GeneratorOptions.DefaultMix(20, 7));
+        string config = Path.Combine(_work, "service.cfg");
+        File.WriteAllText(config, Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", messages.Count * 4));
+        // Whoever else listens on loopback takes the scratch service's port as soon as it is known (as a parallel
+        // test's listener or another process can): it gets it only if the scratch service is not listening on it yet.
+        System.Net.Sockets.TcpListener? other = null;
+        bool taken = false;
+        SessionWarmUp.ScratchPortChosen = port =>
+        {
+            try
+            {
+                var listener = new System.Net.Sockets.TcpListener(System.Net.IPAddress.Loopback, port);
+                listener.Start();
+                other = listener;
+                taken = true;
+            }
+            catch (System.Net.Sockets.SocketException)
+            {
+                // in use: the scratch service holds it
+            }
+        };
+        var output = new StringWriter();
+        try
+        {
+            var server = MatchingServer.Start(new ServiceOptions
+            {
+                SettingsPath = config,
+                StaticDataPath = DocumentedExamplesTests.GeneratedStaticData,
+                Port = Participants.FreePort(),
+                DataDirectory = Path.Combine(_work, "data"),
+                BusinessDate = 20261123,
+                LogPath = Path.Combine(_work, "engine.log"),
+                MaxInputs = 1000,
+            }, output);
+            server.Stop();
+        }
+        finally
+        {
+            SessionWarmUp.ScratchPortChosen = null;
+            other?.Stop();
+        }
+
+        string text = output.ToString();
+        Assert.False(taken, "another listener took the scratch service's port: " + text);
+        Assert.DoesNotContain("covers the matcher only", text, StringComparison.Ordinal);
+        Assert.Contains("scratch service matched", text, StringComparison.Ordinal);
+    }
+}
