@@ -177,6 +177,7 @@ internal sealed class MatcherThread : IDisposable
             {
                 Interlocked.Exchange(ref _largestBatch, n);
             }
+
             for (int i = 0; i < _batch.Count; i++)
             {
                 var answer = _batch[i];

@@ -78,9 +78,6 @@ public sealed partial class MatchingServer : IDisposable
     /// <summary>Times the connection threads woke the matcher thread (once per read that queued inputs).</summary>
     internal long MatcherWakes => _sequencer.Wakes;
 
-    /// <summary>Batches the matcher thread answered, and the inputs of its largest.</summary>
-    internal (long Batches, long Largest) MatcherBatches => (_thread.Batches, _thread.LargestBatch);
-
     /// <summary>Bytes the journals' flusher threads allocated (the input journal's and every session store's).</summary>
     public long FlusherAllocatedBytes
     {
