@@ -41,6 +41,7 @@ internal sealed class InputSequencer
     private long _ringFull;
     private long _journalRefused;
     private long _alreadyJournalled;
+    private long _wakes;
 
     /// <param name="journal">The input journal (recovered).</param>
     /// <param name="ring">The ring the matcher reads.</param>
@@ -64,6 +65,16 @@ internal sealed class InputSequencer
 
     /// <summary>Messages refused because the journal refused the write.</summary>
     public long JournalRefusedCount => Interlocked.Read(ref _journalRefused);
+
+    /// <summary>Times the matcher thread was told there is work (once per read of a connection, not per input).</summary>
+    public long Wakes => Interlocked.Read(ref _wakes);
+
+    /// <summary>Tells the matcher thread there is work (a connection's read end, after inputs submitted with a deferred wake).</summary>
+    public void Wake()
+    {
+        Interlocked.Increment(ref _wakes);
+        _wake();
+    }
 
     /// <summary>Resends of messages already journalled, ignored.</summary>
     public long AlreadyJournalledCount => Interlocked.Read(ref _alreadyJournalled);
@@ -132,7 +143,7 @@ internal sealed class InputSequencer
             _businessDate = next;
         }
 
-        _wake();
+        Wake();
         return next;
     }
 
@@ -146,8 +157,12 @@ internal sealed class InputSequencer
     /// <summary>
     /// As <see cref="Submit(int, long, int, ReadOnlySpan{byte})"/>, with what the connection thread read from the
     /// message (<paramref name="read"/> true: <paramref name="input"/>, queued with it for the matcher thread).
+    /// With <paramref name="deferWake"/> the matcher thread is not woken: the caller calls <see cref="Wake"/> once
+    /// after the inputs of one read (the connection's read end), instead of one wake (a futex call and a context
+    /// switch when the matcher thread sleeps) per input.
     /// </summary>
-    public SubmitResult Submit(int participant, long generation, int msgSeqNum, ReadOnlySpan<byte> message, in ReadInput input, bool read)
+    public SubmitResult Submit(int participant, long generation, int msgSeqNum, ReadOnlySpan<byte> message, in ReadInput input, bool read,
+        bool deferWake = false)
     {
         SubmitResult result;
         lock (_sync)
@@ -177,9 +192,9 @@ internal sealed class InputSequencer
             }
         }
 
-        if (result == SubmitResult.Accepted)
+        if (result == SubmitResult.Accepted && !deferWake)
         {
-            _wake();
+            Wake();
         }
 
         return result;

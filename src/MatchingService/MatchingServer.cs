@@ -75,6 +75,9 @@ public sealed partial class MatchingServer : IDisposable
         }
     }
 
+    /// <summary>Times the connection threads woke the matcher thread (once per read that queued inputs).</summary>
+    internal long MatcherWakes => _sequencer.Wakes;
+
     /// <summary>Bytes the journals' flusher threads allocated (the input journal's and every session store's).</summary>
     public long FlusherAllocatedBytes
     {

@@ -79,6 +79,9 @@ internal sealed class OutputDispatcher
     /// <summary>Answers waiting for a participant to log on.</summary>
     public int PendingFor(int participant) => _pending[participant].Count;
 
+    /// <summary>The <paramref name="index"/>-th answer waiting for a participant (tests).</summary>
+    internal OutputMessage PendingAt(int participant, int index) => _pending[participant][index];
+
     /// <summary>Attaches the live sessions (after replay, before the sockets open).</summary>
     public void Attach(int participant, FixSession session) => _sessions[participant] = session;
 

@@ -14,7 +14,7 @@ namespace RapidFix.MatchingService;
 /// holding another. Sending a CLS to another participant straight from here would take that session's lock
 /// while holding this one: two participants clearing trades with each other at the same moment would deadlock.
 /// </summary>
-internal sealed class ParticipantApplication : FixApplicationBase
+internal sealed class ParticipantApplication : FixApplicationBase, IReadEndHook
 {
     private readonly int _index;
     private readonly InputSequencer _sequencer;
@@ -23,6 +23,7 @@ internal sealed class ParticipantApplication : FixApplicationBase
     private readonly PartitionOwnership? _ownership;
     private long _refusedBusy;
     private ReadInput _read; // FromApp runs under the session's lock: one input at a time
+    private bool _wakeAtReadEnd; // connection thread: inputs of this read were queued, the matcher is told at the read's end
 
     /// <param name="index">The participant's index.</param>
     /// <param name="sequencer">Where inputs go.</param>
@@ -76,9 +77,11 @@ internal sealed class ParticipantApplication : FixApplicationBase
         // Read here, on this connection's thread, in parallel with the others: the matcher thread, the one serial
         // stage, then only matches (a message the reader refuses goes without, and the matcher answers the refusal).
         bool read = ReadInput.TryRead(message, _sequencer.CompIdOf(_index), ref _read);
-        switch (_sequencer.Submit(_index, session.Store.Generation, seq, message.Bytes, in _read, read))
+        switch (_sequencer.Submit(_index, session.Store.Generation, seq, message.Bytes, in _read, read, deferWake: true))
         {
             case SubmitResult.Accepted:
+                _wakeAtReadEnd = true; // one wake of the matcher thread per read (OnReadEnd), not per input
+                return MessageDisposition.Accept;
             case SubmitResult.AlreadyJournalled:
                 return MessageDisposition.Accept;
             default:
@@ -87,6 +90,20 @@ internal sealed class ParticipantApplication : FixApplicationBase
                 // out deferred with the read's batch: no flush wait per refused message on the connection thread.
                 Interlocked.Increment(ref _refusedBusy);
                 return MessageDisposition.BusinessReject(RefusedBusyReason);
+        }
+    }
+
+    /// <summary>
+    /// The connection thread, after the last message of a read (outside the session's lock): wakes the matcher thread
+    /// once for every input the read queued. The session calls it after every read of a socket connection, so no
+    /// queued input waits for a later read; the matcher thread also looks again every 50 ms on its own.
+    /// </summary>
+    public void OnReadEnd(FixSession session)
+    {
+        if (_wakeAtReadEnd)
+        {
+            _wakeAtReadEnd = false;
+            _sequencer.Wake();
         }
     }
 
