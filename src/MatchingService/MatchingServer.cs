@@ -103,6 +103,9 @@ public sealed partial class MatchingServer : IDisposable
     /// <summary>Trades and waiting messages the matcher expired (the replay's included).</summary>
     public long Expired => _core.Matcher.Counters.Expired;
 
+    /// <summary>Messages answered with TABLE-FULL because the open-trade table was full (<see cref="ServiceOptions.OpenTrades"/>).</summary>
+    internal long TableFull => _core.Matcher.Counters.TableFull;
+
     /// <summary>
     /// Rolls to the next business day now, as the roll time does (journalled among the inputs; the matcher thread
     /// expires what stayed open too long and tells the senders). Returns the new date, or 0 when the ring or the
@@ -175,7 +178,7 @@ public sealed partial class MatchingServer : IDisposable
             int businessDate = journal.BusinessDate(options.BusinessDate);
             var ring = new InputRing(options.InputRingBytes);
             var dispatcher = new OutputDispatcher(participants.Length, stored, options.PendingBytesPerParticipant, options.PendingMessagesPerParticipant);
-            var core = new MatchingCore(reference, participants, businessDate, new RapidFix.Matching.MatcherOptions { ExpiryBusinessDays = options.ExpiryBusinessDays });
+            var core = new MatchingCore(reference, participants, businessDate, new RapidFix.Matching.MatcherOptions { ExpiryBusinessDays = options.ExpiryBusinessDays, OpenTrades = options.OpenTrades });
             var replay = ReplayJournal(journal, core, dispatcher, participants, dictionaries, out var sequencerState);
             var threadRef = new MatcherThread[1];
             var sequencer = new InputSequencer(journal, ring, participants, () => threadRef[0].Wake());

@@ -38,6 +38,11 @@ var expiryDays = new Option<int>("--expiry-days")
     Description = "business days a trade may stay open before it expires into the exception queue",
     DefaultValueFactory = _ => 3,
 };
+var openTrades = new Option<int>("--open-trades")
+{
+    Description = "trades the matcher holds open at once, sized at startup (cleared trades kept: a quarter of it; message rows: 8 a trade); a full table is an exception to the sender, counted",
+    DefaultValueFactory = _ => 65_536,
+};
 var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
 var maxInputs = new Option<int>("--max-inputs")
 {
@@ -58,7 +63,7 @@ var journalBytes = new Option<int>("--journal-bytes")
 
 var root = new RootCommand("RapidFix matching service: post-trade matching (NOE, ALC, NPR, SET -> CLS) behind one FIX session per participant.")
 {
-    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, journalBytes, businessDate, waitLogons, rollTime, expiryDays, partitions, own,
+    config, staticData, port, dataDir, seconds, noWarmUp, log, maxInputs, journalBytes, businessDate, waitLogons, rollTime, expiryDays, openTrades, partitions, own,
 };
 root.Validators.Add(result =>
 {
@@ -92,6 +97,11 @@ root.Validators.Add(result =>
         result.AddError("--expiry-days must be at least 1");
     }
 
+    if (Given(result, openTrades) < 1)
+    {
+        result.AddError("--open-trades must be at least 1");
+    }
+
     if (Given(result, partitions) < 1)
     {
         result.AddError("--partitions must be at least 1");
@@ -123,6 +133,7 @@ root.SetAction(parse =>
         WaitForLogons = TimeSpan.FromSeconds(parse.GetValue(waitLogons)),
         RollTime = parse.GetValue(rollTime) is string roll ? ParseRollTime(roll) : null,
         ExpiryBusinessDays = parse.GetValue(expiryDays),
+        OpenTrades = parse.GetValue(openTrades),
         Partitions = parse.GetValue(partitions),
         OwnedPartitions = parse.GetValue(own) is string owned ? ParseOwned(owned) : null,
     };

@@ -55,6 +55,14 @@ public sealed partial record ServiceOptions
     /// </summary>
     public int ExpiryBusinessDays { get; init; } = 3;
 
+    /// <summary>
+    /// Trades the matcher holds open at once (its tables are sized for it at startup: cleared trades a quarter of it,
+    /// message rows eight a trade). A trade that finds the table full is an exception to its sender (TABLE-FULL),
+    /// counted. Size it for the trades that stay open until they expire: incomplete and cancelled trades stay for
+    /// <see cref="ExpiryBusinessDays"/> business days.
+    /// </summary>
+    public int OpenTrades { get; init; } = 65_536;
+
     /// <summary>Run the warm-up (synthetic trades through a scratch matcher) before the continuous phase.</summary>
     public bool WarmUp { get; init; } = true;
 

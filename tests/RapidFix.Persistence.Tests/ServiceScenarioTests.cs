@@ -35,4 +35,17 @@ public sealed class ServiceScenarioTests
         Assert.True(window >= 10L * 50_000 * 220, $"a {window:N0}-byte window holds under 10 s of the send");
         Assert.True(window <= 512L << 20);
     }
+
+    [Theory]
+    [InlineData(70_000)]
+    [InlineData(7_171_588)] // 1,000,000 trades: 7.4 % of them stay open until they expire; 65,536 ran out at trade 886,626
+    public void The_open_trade_table_holds_the_trades_that_stay_open_until_they_expire(int messages)
+    {
+        string[] arguments = ServiceScenario.ServiceArguments("/work", "/work/data", messages, 5010);
+
+        int index = Array.IndexOf(arguments, "--open-trades");
+        int openTrades = index < 0 ? 65_536 : int.Parse(arguments[index + 1], CultureInfo.InvariantCulture);
+        int trades = messages / 7;
+        Assert.True(openTrades >= trades / 10, $"{openTrades:N0} open trades for a set of {trades:N0} trades, 7.4 % of which stay open");
+    }
 }
