@@ -28,7 +28,7 @@ internal sealed class PersisterRun : IDisposable
     private readonly string _reader;
     private readonly string _password;
     private readonly string _work;
-    private readonly List<string> _lines = [];
+    private ChildOutput? _output;
     private readonly object _pointsLock = new();
     private readonly ManualResetEventSlim _stop = new();
     private LagPoint[] _points = [];
@@ -79,17 +79,11 @@ internal sealed class PersisterRun : IDisposable
     /// <summary>Whether the persister's process has ended.</summary>
     public bool HasExited => _process.HasExited;
 
-    /// <summary>Every line the persister printed.</summary>
-    public IReadOnlyList<string> Lines
-    {
-        get
-        {
-            lock (_lines)
-            {
-                return [.. _lines];
-            }
-        }
-    }
+    /// <summary>
+    /// The lines the persister printed (the first and last 64 KiB, <see cref="ChildOutput"/>): decoded when read, so
+    /// read them outside the measured phase.
+    /// </summary>
+    public IReadOnlyList<string> Lines => _output?.Lines ?? [];
 
     /// <summary>
     /// Why no persister runs beside the run, or null when one can: <paramref name="disabled"/> (--no-persister), no
@@ -143,11 +137,10 @@ internal sealed class PersisterRun : IDisposable
             start.Environment["PGPASSWORD"] = password; // never on a command line that ps shows
             var process = new Process { StartInfo = start };
             var run = new PersisterRun(cluster, process, writer, password, Directory.CreateDirectory(work).FullName);
-            process.OutputDataReceived += (_, e) => run.OnLine(e.Data);
-            process.ErrorDataReceived += (_, e) => run.OnLine(e.Data);
             process.Start();
-            process.BeginOutputReadLine();
-            process.BeginErrorReadLine();
+            // Its output into buffers made now, on threads of the driver's own: a retry line the persister prints in
+            // the measured phase allocates nothing in the driver (the process's events made a string for each).
+            run._output = ChildOutput.Of(process, "persister");
             File.WriteAllText(Path.Combine(Directory.CreateDirectory(work).FullName, "persister.txt"), run.Describe + "\n");
             output.WriteLine($"PostgreSQL persister: {run.Describe}");
             return run;
@@ -265,7 +258,9 @@ internal sealed class PersisterRun : IDisposable
         _stop.Set();
         _poller?.Join();
         StopLagReader();
-        return ServiceProcess.Terminate(_process, timeout);
+        int exit = ServiceProcess.Terminate(_process, timeout);
+        _output?.WaitForEnd(TimeSpan.FromSeconds(10));
+        return exit;
     }
 
     public void Dispose()
@@ -388,17 +383,6 @@ internal sealed class PersisterRun : IDisposable
         }
 
         return null;
-    }
-
-    private void OnLine(string? line)
-    {
-        if (line is not null)
-        {
-            lock (_lines)
-            {
-                _lines.Add(line);
-            }
-        }
     }
 }
 
