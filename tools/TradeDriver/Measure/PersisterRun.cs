@@ -119,9 +119,8 @@ internal sealed class PersisterRun : IDisposable
         var cluster = PgCluster.Create();
         try
         {
-            cluster.CreateDatabase(Database);
             string password = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(12));
-            Schema.Migrate(cluster.ConnectionString(Database), password, password);
+            Setup(cluster, password);
             var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
             {
                 RedirectStandardOutput = true,
@@ -150,6 +149,81 @@ internal sealed class PersisterRun : IDisposable
             cluster.Dispose();
             throw;
         }
+    }
+
+    /// <summary>The environment variables of the <c>persister-setup</c> child: the superuser's connection strings and the roles' password.</summary>
+    internal const string SetupAdminVariable = "RAPIDFIX_SETUP_ADMIN", SetupDatabaseVariable = "RAPIDFIX_SETUP_DATABASE", SetupPasswordVariable = "RAPIDFIX_SETUP_PASSWORD";
+
+    /// <summary>
+    /// Creates the database and migrates the schema (the writer's and reader's roles with <paramref name="password"/>)
+    /// in a child process, the driver's own hidden <c>persister-setup</c> (<see cref="SetupCommand"/>): Npgsql, run in the
+    /// driver's process, left the runtime's timer thread due to wake at each command's timeout (300 s; the timer stops
+    /// but its wake-up stays), and that wake-up in the measured phase made the thread pool start threads: the 2,072
+    /// bytes of the 10-minute soak. Startup; throws with the child's output when it fails.
+    /// </summary>
+    internal static void Setup(PgCluster cluster, string password)
+    {
+        var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[] { "exec", typeof(PersisterRun).Assembly.Location, "persister-setup" })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        // Passwords in the environment, never on a command line that ps shows.
+        start.Environment[SetupAdminVariable] = cluster.ConnectionString();
+        start.Environment[SetupDatabaseVariable] = cluster.ConnectionString(Database);
+        start.Environment[SetupPasswordVariable] = password;
+        using var setup = Process.Start(start) ?? throw new InvalidOperationException("the persister-setup child did not start");
+        var errors = setup.StandardError.ReadToEndAsync();
+        string text = setup.StandardOutput.ReadToEnd();
+        if (!setup.WaitForExit(TimeSpan.FromMinutes(5)))
+        {
+            setup.Kill(entireProcessTree: true);
+            throw new InvalidOperationException("the persister's schema set-up did not end within 5 minutes");
+        }
+
+        if (setup.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"the persister's schema set-up failed (exit {setup.ExitCode}): {(text + errors.Result).Trim()}");
+        }
+    }
+
+    /// <summary><c>persister-setup</c> (hidden): what <see cref="Setup"/> runs in its child.</summary>
+    public static System.CommandLine.Command SetupCommand()
+    {
+        var command = new System.CommandLine.Command("persister-setup", "creates the run's database and migrates the persister's schema (started by the driver; its connection strings and password in the environment)")
+        {
+            Hidden = true,
+        };
+        command.SetAction(_ =>
+        {
+            try
+            {
+                string admin = Environment.GetEnvironmentVariable(SetupAdminVariable) ?? throw new InvalidOperationException(SetupAdminVariable + " is not set");
+                string database = Environment.GetEnvironmentVariable(SetupDatabaseVariable) ?? throw new InvalidOperationException(SetupDatabaseVariable + " is not set");
+                string password = Environment.GetEnvironmentVariable(SetupPasswordVariable) ?? throw new InvalidOperationException(SetupPasswordVariable + " is not set");
+                using (var connection = new NpgsqlConnection(admin))
+                {
+                    connection.Open();
+                    using var create = new NpgsqlCommand($"CREATE DATABASE {Database}", connection); // a constant name
+                    create.ExecuteNonQuery();
+                }
+
+                Schema.Migrate(database, password, password);
+                return 0;
+            }
+            catch (Exception e) when (e is InvalidOperationException or NpgsqlException or IOException)
+            {
+                Console.Error.WriteLine(e.Message);
+                return 1;
+            }
+        });
+        return command;
     }
 
     /// <summary>

@@ -1,85 +1,81 @@
 using System.CommandLine;
-using System.Diagnostics;
 using System.Globalization;
-using System.Runtime.CompilerServices;
+using System.Reflection;
+using RapidFix.Persistence;
 
 namespace RapidFix.TradeDriver.Measure;
 
 /// <summary>
-/// The runtime's timer thread, made quiet before the driver's measured phase (issue 13). A
-/// <see cref="System.Threading.Timer"/> started in startup and stopped again (Npgsql's command timeout: a
-/// <c>CancellationTokenSource.CancelAfter</c> of 300 s per command, set back to infinite when the command ends; the
-/// driver migrates the persister's schema that way) leaves the timer thread due to wake at the old due time: the
-/// runtime does not put its wake-up back when a timer stops. It wakes, queues its work to the thread pool, whose
-/// threads have retired after 20 s idle, and the new pool threads allocate in the driver's process: the 2,072 bytes
-/// of the 10-minute soak, 300 s after startup, with every measured thread at 0 (a trace of the driver showed the
-/// timer thread waking 300.0 s after Npgsql's last command and starting two pool threads). A timer due at once makes
-/// the timer thread wake now and schedule its next wake-up for the timers still running: none.
+/// The runtime's timer thread and the driver's measured phase (issue 13). A <see cref="System.Threading.Timer"/>
+/// started and stopped again leaves its timer queue due to wake at the old due time: the runtime does not take a
+/// wake-up back when a timer stops. Npgsql arms one per command (<c>CancellationTokenSource.CancelAfter</c> of the
+/// command timeout, 300 s, set back to infinite when the command ends); run in the driver's startup (the persister's
+/// database and schema), it woke the timer thread 300 s later, the thread queued its work to the thread pool, whose
+/// threads had retired after 20 s idle, and the new pool threads allocated: the 2,072 bytes of the 10-minute soak,
+/// with every measured thread at 0 (a trace of the driver: the timer thread's first activity in 300.0 s, then two
+/// pool threads started). The set-up now runs in a child (<see cref="PersisterRun.Setup"/>). This class reads the
+/// timer queues' scheduled wake-ups (runtime internals, by reflection: startup only) so that the driver can say when
+/// one falls inside its measured phase.
 /// </summary>
 internal static class QuietTimers
 {
     /// <summary>
-    /// Fires a timer due now and waits for it: afterwards the runtime's timer thread has nothing scheduled unless a
-    /// timer is still running (<see cref="Timer.ActiveCount"/>, returned: 0 expected). Startup only (allocates).
+    /// Milliseconds until the furthest wake-up the runtime's timer queues have scheduled (0: none scheduled), or null
+    /// when this runtime's timer queues are not what this reads (its fields renamed). Allocates (reflection).
     /// </summary>
-    public static long Flush()
+    public static long? FurthestWakeUpMs()
     {
-        using var fired = new ManualResetEventSlim();
-        using (new Timer(static state => ((ManualResetEventSlim)state!).Set(), fired, 0, Timeout.Infinite))
+        var type = typeof(Timer).Assembly.GetType("System.Threading.TimerQueue");
+        var instances = type?.GetProperty("Instances", BindingFlags.Static | BindingFlags.Public | BindingFlags.NonPublic)?.GetValue(null) as Array;
+        var scheduled = type?.GetField("_isScheduled", BindingFlags.Instance | BindingFlags.NonPublic);
+        var due = type?.GetField("_scheduledDueTimeMs", BindingFlags.Instance | BindingFlags.NonPublic);
+        if (instances is null || scheduled is null || due is null)
         {
-            fired.Wait(TimeSpan.FromSeconds(10));
+            return null;
         }
 
-        // The timer's callback ran on a pool thread: let its queue settle before the caller measures.
-        Thread.Sleep(50);
-        return Timer.ActiveCount;
+        long now = Environment.TickCount64, furthest = 0;
+        foreach (var queue in instances)
+        {
+            if (scheduled.GetValue(queue) is true && due.GetValue(queue) is long at)
+            {
+                furthest = Math.Max(furthest, Math.Max(1, at - now));
+            }
+        }
+
+        return furthest;
     }
 
     /// <summary>
-    /// <c>quiet-timers-check</c> (hidden): a timer started and stopped as Npgsql's are, then a measured phase that
-    /// outlasts its old due time; prints the thread pool's work items and the process's allocated bytes in it
-    /// (<c>quiet-timers: W work items, B bytes allocated</c>); exit 0 when both are 0. <c>--no-flush</c> skips
-    /// <see cref="Flush"/>, the driver before the fix.
+    /// <c>persister-setup-check</c> (hidden): a throwaway cluster set up as the driver does (the database and the
+    /// schema, in the <c>persister-setup</c> child), then the furthest wake-up of this process's timer queues:
+    /// <c>timer queues: furthest wake-up in S s (T timers running)</c>; exit 0 when it is under 60 s (none of Npgsql's
+    /// 300-s command timeouts). <c>--in-process</c> sets up in this process, as the driver did before.
     /// </summary>
     public static Command Command()
     {
-        var due = new Option<int>("--due-ms") { Description = "the stopped timer's old due time", DefaultValueFactory = _ => 2000 };
-        var noFlush = new Option<bool>("--no-flush") { Description = "do not flush the timer queue (the driver before the fix)" };
-        var command = new Command("quiet-timers-check", "checks that a timer stopped in startup does not wake the thread pool in the measured phase") { due, noFlush };
+        var inProcess = new Option<bool>("--in-process") { Description = "set up in this process (the driver before the fix)" };
+        var command = new Command("persister-setup-check", "checks that the persister's set-up leaves no wake-up of the runtime's timer thread in the driver's process") { inProcess };
         command.Hidden = true;
-        command.SetAction(parse => Check(parse.GetValue(due), !parse.GetValue(noFlush), Console.Out));
+        command.SetAction(parse =>
+        {
+            using var cluster = PgCluster.Create();
+            string password = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(12));
+            if (parse.GetValue(inProcess))
+            {
+                cluster.CreateDatabase("rapidfix");
+                Schema.Migrate(cluster.ConnectionString("rapidfix"), password, password);
+            }
+            else
+            {
+                PersisterRun.Setup(cluster, password);
+            }
+
+            long? furthest = FurthestWakeUpMs();
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"timer queues: furthest wake-up in {(furthest is { } f ? (f / 1000.0).ToString("F0", CultureInfo.InvariantCulture) : "?")} s ({Timer.ActiveCount} timers running)"));
+            return furthest is { } ms && ms < 60_000 ? 0 : 1;
+        });
         return command;
-    }
-
-    private static int Check(int dueMs, bool flush, TextWriter output)
-    {
-        // What Npgsql does for a command: a timeout armed, then disarmed when the command is done.
-        using (var timeout = new CancellationTokenSource())
-        {
-            timeout.CancelAfter(dueMs);
-            timeout.CancelAfter(Timeout.InfiniteTimeSpan);
-        }
-
-        long active = flush ? Flush() : Timer.ActiveCount;
-        GC.Collect();
-        GC.WaitForPendingFinalizers();
-        GC.Collect();
-        long workFrom = ThreadPool.CompletedWorkItemCount;
-        long bytesFrom = GC.GetTotalAllocatedBytes(precise: true);
-        Wait(dueMs + 1000);
-        long bytes = GC.GetTotalAllocatedBytes(precise: true) - bytesFrom;
-        long work = ThreadPool.CompletedWorkItemCount - workFrom;
-        output.WriteLine(string.Create(CultureInfo.InvariantCulture, $"quiet-timers: {work} work items, {bytes} bytes allocated ({(flush ? "flushed" : "not flushed")}; {active} timers active)"));
-        return work == 0 && bytes == 0 ? 0 : 1;
-    }
-
-    [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private static void Wait(int milliseconds)
-    {
-        long end = Stopwatch.GetTimestamp() + (milliseconds * Stopwatch.Frequency / 1000);
-        while (Stopwatch.GetTimestamp() < end)
-        {
-            Thread.Sleep(10);
-        }
     }
 }
