@@ -29,6 +29,7 @@ internal sealed class ChildOutput
     private readonly LineHandler? _onLine;
     private readonly Thread[] _threads;
     private readonly Stream[] _streams;
+    private readonly long[] _lineCounts;
     private int _headCount;
     private long _total;
     private int _open;
@@ -46,10 +47,12 @@ internal sealed class ChildOutput
         _streams = streams;
         _open = streams.Length;
         _threads = new Thread[streams.Length];
+        _lineCounts = new long[streams.Length];
         for (int i = 0; i < streams.Length; i++)
         {
             var stream = streams[i];
-            _threads[i] = new Thread(() => Read(stream, onEnd)) { IsBackground = true, Name = $"{name}-output-{i}" };
+            int index = i;
+            _threads[i] = new Thread(() => Read(stream, index, onEnd)) { IsBackground = true, Name = $"{name}-output-{i}" };
         }
 
         foreach (var thread in _threads)
@@ -61,6 +64,9 @@ internal sealed class ChildOutput
     /// <summary>Reads <paramref name="process"/>'s redirected standard output and error.</summary>
     public static ChildOutput Of(Process process, string name, LineHandler? onLine = null, Action? onEnd = null) =>
         new(name, onLine, onEnd, [process.StandardOutput.BaseStream, process.StandardError.BaseStream]);
+
+    /// <summary>Complete lines read so far from stream <paramref name="stream"/> (0: standard output, 1: standard error).</summary>
+    public long LinesOf(int stream) => Interlocked.Read(ref _lineCounts[stream]);
 
     /// <summary>Bytes the child printed so far.</summary>
     public long TotalBytes => Interlocked.Read(ref _total);
@@ -131,7 +137,7 @@ internal sealed class ChildOutput
 
     // One call for the thread's life: compiled optimized at once, never moved by on-stack replacement (which allocates).
     [MethodImpl(MethodImplOptions.AggressiveOptimization)]
-    private void Read(Stream stream, Action? onEnd)
+    private void Read(Stream stream, int index, Action? onEnd)
     {
         var buffer = new byte[4096];
         var line = new byte[MaxLineBytes];
@@ -166,6 +172,7 @@ internal sealed class ChildOutput
                 {
                     int length = lineLength > 0 && line[lineLength - 1] == (byte)'\r' && !cut ? lineLength - 1 : lineLength;
                     _onLine?.Invoke(line.AsSpan(0, length));
+                    Interlocked.Increment(ref _lineCounts[index]);
                     lineLength = 0;
                     cut = false;
                 }

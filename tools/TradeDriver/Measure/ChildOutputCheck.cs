@@ -60,8 +60,17 @@ internal static class ChildOutputCheck
             reader = ChildOutput.Of(child, "check", static _ => Interlocked.Increment(ref s_lines));
         }
 
-        // Warm-up: the reading threads' first calls (and the callback's tier-up) come before the phase.
+        // Warm-up: the reading threads' first calls (and the callback's tier-up) come before the phase, on both
+        // streams (under load one thread can have read nothing yet when the other has read them all).
         WaitFor(warmUp, child);
+        if (reader is not null)
+        {
+            while ((reader.LinesOf(0) < warmUp / 4 || reader.LinesOf(1) < warmUp / 4) && !child.HasExited)
+            {
+                Thread.Sleep(5);
+            }
+        }
+
         Thread.Sleep(300);
         GC.Collect();
         GC.WaitForPendingFinalizers();
