@@ -2,6 +2,7 @@ using System.Text;
 using RapidFix.Matching;
 using RapidFix.Matching.StaticData;
 using RapidFix.TradeDriver;
+using RapidFix.TradeDriver.Measure;
 
 namespace RapidFix.MatchingService.Tests;
 
@@ -66,6 +67,71 @@ public sealed class TradeUniverseTests
 
         Assert.Equal(TradeUniverse.KeyOf(1), TradeUniverse.KeyOf(TradeUniverse.UniqueTrades + 1));
         Assert.True(TradeUniverse.UniqueTrades >= 1_000_000);
+        // The span claimed (issue 13): more than the 120 s the measuring driver waits for an answer, at 100,000 messages/s.
+        Assert.True(TradeUniverse.UniqueTrades / (100_000.0 / TradeStream.PerTrade) > IntendedTimes.LatenessSeconds);
+    }
+
+    [Theory]
+    [InlineData(2_147_483_647L)] // past the int trade numbers of before: 1.74 days at 100,000 messages/s
+    [InlineData(4_294_967_296L)]
+    [InlineData(5_000_000_000L)] // 4 days at 100,000 messages/s
+    public void Keys_recycle_with_the_same_period_for_a_stream_of_days(long number)
+    {
+        Assert.Equal(TradeUniverse.KeyOf(number - TradeUniverse.UniqueTrades), TradeUniverse.KeyOf(number));
+        var seen = new HashSet<(int, int)>();
+        for (long n = number; n < number + 100_000; n++)
+        {
+            Assert.True(seen.Add(TradeUniverse.KeyOf(n)));
+        }
+
+        Assert.InRange(TradeUniverse.DaysBack(7, number), 0, 3);
+    }
+
+    [Fact]
+    public void Trade_dates_of_the_first_trades_are_what_they_were_with_32_bit_trade_numbers()
+    {
+        for (int number = 1; number < 100_000; number += 7)
+        {
+            // The hash before trade numbers were 64-bit.
+            ulong z = ((ulong)(uint)7 << 32) | (uint)number;
+            z += 0x9E3779B97F4A7C15UL;
+            z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9UL;
+            z = (z ^ (z >> 27)) * 0x94D049BB133111EBUL;
+            z ^= z >> 31;
+            int draw = (int)(z % 1000);
+            int back = draw < 920 ? 0 : draw < 970 ? 1 : draw < 990 ? 2 : 3;
+            Assert.Equal(back, TradeUniverse.DaysBack(7, number));
+        }
+    }
+
+    [Fact]
+    public void A_recycled_key_whose_earlier_trade_has_not_cleared_is_caught()
+    {
+        var cleared = new ClearedTrades();
+        long u = TradeUniverse.UniqueTrades;
+        Assert.True(cleared.TakeKey(1), "a new key");
+        Assert.True(cleared.TakeKey(u), "a new key");
+        cleared.MarkCleared(1);
+        Assert.True(cleared.TakeKey(u + 1), "trade 1 cleared: its key may go to trade 1 + U");
+        Assert.False(cleared.TakeKey(u + u + 1), "trade 1 + U has not cleared");
+        Assert.False(cleared.TakeKey(u + 2), "trade 2 has not cleared");
+        cleared.MarkCleared(3_000_000_000L);
+        Assert.True(cleared.TakeKey(3_000_000_000L + u), "64-bit trade numbers");
+    }
+
+    [Fact]
+    public void The_intended_times_take_64_bit_trade_numbers_and_carry_which_trades_cleared()
+    {
+        var intended = new IntendedTimes(1024);
+        long trade = 5_000_000_000L;
+        intended.Set(trade, 0, 100);
+        intended.Set(trade, 6, 700);
+        Assert.Equal(700, intended.Get(trade, 6));
+        Assert.Equal(700, intended.LatestOfTrade(trade));
+        Assert.Equal(IntendedTimes.Overwritten, intended.LatestOfTrade(trade - 1024));
+        Assert.False(intended.Cleared.TakeKey(trade + TradeUniverse.UniqueTrades));
+        intended.Cleared.MarkCleared(trade);
+        Assert.True(intended.Cleared.TakeKey(trade + TradeUniverse.UniqueTrades));
     }
 
     [Theory]

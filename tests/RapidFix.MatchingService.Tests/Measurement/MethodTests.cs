@@ -49,6 +49,33 @@ public sealed class MethodTests
     }
 
     [Fact]
+    public void A_confirmation_over_a_longer_window_lowers_an_mst_that_short_steps_overstated()
+    {
+        // The soak's case (issue 13): short steps see a slow build-up as bounded up to 24,000/s; over the long window
+        // a growth above 20,000/s shows. Each failed confirmation tries a tenth lower.
+        var asked = new List<double>();
+        var confirmed = new List<double>();
+        var result = MstSearch.Run(Simulated(24_000, asked), start: 3000, ceiling: 64_000, precision: 0.05, maxSteps: 10,
+            confirm: Simulated(20_000, confirmed), maxConfirmations: 3);
+        Assert.Equal([24_000, 21_600, 19_440], confirmed);
+        Assert.True(result.Confirmed);
+        Assert.Equal(19_440, result.Mst);
+        Assert.Equal(asked.Count + 3, result.Steps.Count);
+        Assert.Equal(3, result.Steps.Count(s => s.Confirmation));
+        Assert.Contains("confirmed over a 300-s step", RapidFix.TradeDriver.Report.MeasureReport.MstLine(result with { ConfirmSeconds = 300 }), StringComparison.Ordinal);
+        Assert.Contains("21,600/s over 300 s was not", RapidFix.TradeDriver.Report.MeasureReport.MstLine(result with { ConfirmSeconds = 300 }), StringComparison.Ordinal);
+
+        // A confirmation that holds keeps the rate; none that holds gives 0, not confirmed.
+        var held = MstSearch.Run(Simulated(24_000, []), start: 3000, ceiling: 64_000, precision: 0.05, maxSteps: 10, confirm: Simulated(24_000, []));
+        Assert.True(held.Confirmed);
+        Assert.Equal(24_000, held.Mst);
+        var none = MstSearch.Run(Simulated(24_000, []), start: 3000, ceiling: 64_000, precision: 0.05, maxSteps: 10, confirm: Simulated(1_000, []), maxConfirmations: 2);
+        Assert.False(none.Confirmed);
+        Assert.Equal(0, none.Mst);
+        Assert.Null(MstSearch.Run(Simulated(24_000, []), start: 3000, ceiling: 64_000).Confirmed);
+    }
+
+    [Fact]
     public void A_step_is_unsustainable_when_achieved_falls_short_or_something_was_refused()
     {
         Assert.True(new StepResult(1000, 995, true, 0, 1, 2, 3, 0).Sustainable(0));

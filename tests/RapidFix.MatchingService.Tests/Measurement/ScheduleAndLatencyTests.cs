@@ -143,22 +143,23 @@ public sealed class ScheduleAndLatencyTests
     }
 
     [Theory]
-    [InlineData("T42-NOE", 42, 0)]
-    [InlineData("T42-ALC1", 42, 1)]
-    [InlineData("T42-ALC2", 42, 2)]
-    [InlineData("T7-NPR1", 7, 3)]
-    [InlineData("T7-NPR2", 7, 4)]
-    [InlineData("T1-SET1", 1, 5)]
-    [InlineData("T1-SET2", 1, 6)]
-    [InlineData("T2147483647-SET2", int.MaxValue, 6)]
-    [InlineData("T1-ALC1R", 1, -1)]
-    [InlineData("T1-ALC3", 1, -1)]
-    [InlineData("X1-NOE", 0, -1)]
-    [InlineData("T-NOE", 0, -1)]
-    [InlineData("T99999999999-NOE", 0, -1)]
-    public void An_answer_ID_names_its_trade_and_message_kind(string id, int trade, int kind)
+    [InlineData("T42-NOE", 42L, 0)]
+    [InlineData("T42-ALC1", 42L, 1)]
+    [InlineData("T42-ALC2", 42L, 2)]
+    [InlineData("T7-NPR1", 7L, 3)]
+    [InlineData("T7-NPR2", 7L, 4)]
+    [InlineData("T1-SET1", 1L, 5)]
+    [InlineData("T1-SET2", 1L, 6)]
+    [InlineData("T2147483647-SET2", (long)int.MaxValue, 6)]
+    [InlineData("T1-ALC1R", 1L, -1)]
+    [InlineData("T1-ALC3", 1L, -1)]
+    [InlineData("X1-NOE", 0L, -1)]
+    [InlineData("T-NOE", 0L, -1)]
+    [InlineData("T99999999999-NOE", 99_999_999_999L, 0)] // trade numbers are 64-bit: a stream of days at 100,000 messages/s passes 2^31
+    [InlineData("T99999999999999999999-NOE", 0L, -1)]
+    public void An_answer_ID_names_its_trade_and_message_kind(string id, long trade, int kind)
     {
-        Assert.Equal(kind, IntendedTimes.KindOf(System.Text.Encoding.ASCII.GetBytes(id), out int named));
+        Assert.Equal(kind, IntendedTimes.KindOf(System.Text.Encoding.ASCII.GetBytes(id), out long named));
         if (kind >= 0)
         {
             Assert.Equal(trade, named);

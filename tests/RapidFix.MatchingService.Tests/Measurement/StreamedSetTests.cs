@@ -47,7 +47,7 @@ public sealed class StreamedSetTests
                 Assert.Fail($"message {i} ({m.Id}) differs:\n  generator {m.Body.Replace('\u0001', '|')}\n  stream    {body.Replace('\u0001', '|')}");
             }
 
-            Assert.Equal(IntendedTimes.KindOf(Encoding.ASCII.GetBytes(m.Id), out int trade), stream.KindOf(i));
+            Assert.Equal(IntendedTimes.KindOf(Encoding.ASCII.GetBytes(m.Id), out long trade), stream.KindOf(i));
             Assert.Equal(trade, stream.TradeOf(i));
             stream.Release(i + 1);
         }

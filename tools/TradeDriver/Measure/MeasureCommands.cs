@@ -16,6 +16,14 @@ internal static class MeasureCommands
 {
     private static readonly CultureInfo Inv = CultureInfo.InvariantCulture;
 
+    /// <summary>
+    /// Seconds of the MST's confirmation step (<c>mst --confirm-seconds</c>): paper 001's overload experiment ran 120 s
+    /// and its queue grew linearly for 100 s before the system turned erratic; a step's queue growth is judged against
+    /// a tenth of a second's messages over the window, so 300 s sees a growth of 0.033 % of the rate a second (6
+    /// inputs/s at 19,200/s; a 10-s step needs 1 %, 192/s, and missed the 44 inputs/s the 10-minute soak found).
+    /// </summary>
+    public const double DefaultConfirmSeconds = 300;
+
     /// <summary>Adds the subcommands to the driver's root command.</summary>
     public static void Register(RootCommand root)
     {
@@ -27,6 +35,9 @@ internal static class MeasureCommands
         root.Subcommands.Add(EchoCommands.SideBySide());
         root.Subcommands.Add(EchoCommands.Acceptor());
         root.Subcommands.Add(PersisterLag.Command());
+        root.Subcommands.Add(ChildOutputCheck.Command());
+        root.Subcommands.Add(QuietTimers.Command());
+        root.Subcommands.Add(PersisterRun.SetupCommand());
         root.Subcommands.Add(SweepCommand("mst", "search the maximum sustainable throughput (paper 001): the highest offered rate that achieved keeps up with, queues bounded", mst: true));
     }
 
@@ -121,6 +132,12 @@ internal static class MeasureCommands
         var maxSteps = new Option<int>("--max-steps") { Description = "steps at most (mst)", DefaultValueFactory = _ => 10 };
         var p99 = new Option<double>("--p99-limit") { Description = "a step whose p99 input-to-ack exceeds this many µs is unsustainable (mst; 0: no limit)" };
         var step = new Option<double>("--step-seconds") { Description = "seconds of each step's measured part", DefaultValueFactory = _ => 15 };
+        var confirmSeconds = new Option<double>("--confirm-seconds")
+        {
+            Description = "mst: run the rate found again for this many seconds (paper 001: a slow build-up shows only over a long window); 0: no confirmation",
+            DefaultValueFactory = _ => DefaultConfirmSeconds,
+        };
+        var confirmations = new Option<int>("--confirmations") { Description = "mst: confirmations at most (each failed one tries 10 % lower)", DefaultValueFactory = _ => 3 };
         var common = new CommonOptions(1);
         var command = new Command(name, description) { step };
         if (mst)
@@ -130,6 +147,8 @@ internal static class MeasureCommands
             command.Options.Add(precision);
             command.Options.Add(maxSteps);
             command.Options.Add(p99);
+            command.Options.Add(confirmSeconds);
+            command.Options.Add(confirmations);
         }
         else
         {
@@ -154,6 +173,11 @@ internal static class MeasureCommands
                 r.AddError("--start must be at least 7, --ceiling at least --start, --precision and --max-steps positive");
             }
 
+            if (mst && (Given(r, confirmSeconds) < 0 || Given(r, confirmations) < 1))
+            {
+                r.AddError("--confirm-seconds must be 0 (none) or positive, --confirmations positive");
+            }
+
             common.Validate(r);
         });
         command.SetAction(parse => Guarded(() =>
@@ -162,15 +186,23 @@ internal static class MeasureCommands
             var baseOptions = common.Options(parse, 1, parse.GetValue(step), name, soak: false);
             common.QuickFixN(parse, baseOptions.OutputDirectory, Console.Out);
             RunResult? last = null;
-            StepResult Step(double rate)
+            StepResult Step(double rate) => Measured(rate, baseOptions.SteadySeconds, confirmation: false);
+            StepResult Confirm(double rate) => Measured(rate, parse.GetValue(confirmSeconds), confirmation: true);
+            StepResult Measured(double rate, double seconds, bool confirmation)
             {
                 if (stop.Requested())
                 {
                     throw new OperationCanceledException();
                 }
 
-                Console.WriteLine(string.Create(Inv, $"== step: {rate:N0} messages/s for {baseOptions.SteadySeconds:F0} s =="));
-                var o = baseOptions with { Rate = rate, OutputDirectory = Path.Combine(baseOptions.OutputDirectory, string.Create(Inv, $"rate-{rate:F0}")), Progress = false };
+                Console.WriteLine(string.Create(Inv, $"== {(confirmation ? "confirmation" : "step")}: {rate:N0} messages/s for {seconds:F0} s =="));
+                var o = baseOptions with
+                {
+                    Rate = rate,
+                    SteadySeconds = seconds,
+                    OutputDirectory = Path.Combine(baseOptions.OutputDirectory, string.Create(Inv, $"{(confirmation ? "confirm" : "rate")}-{rate:F0}")),
+                    Progress = false,
+                };
                 last = MeasuredRun.Execute(o, Console.Out, stop.Requested);
                 var result = last.Step;
                 double limit = parse.GetValue(p99);
@@ -184,7 +216,9 @@ internal static class MeasureCommands
             {
                 if (mst)
                 {
-                    found = MstSearch.Run(Step, parse.GetValue(start), parse.GetValue(ceiling), parse.GetValue(precision), parse.GetValue(maxSteps), parse.GetValue(p99));
+                    double confirmFor = parse.GetValue(confirmSeconds);
+                    found = MstSearch.Run(Step, parse.GetValue(start), parse.GetValue(ceiling), parse.GetValue(precision), parse.GetValue(maxSteps), parse.GetValue(p99),
+                        confirmFor > 0 ? Confirm : null, parse.GetValue(confirmations)) with { ConfirmSeconds = confirmFor };
                     steps.AddRange(found.Steps);
                 }
                 else

@@ -148,6 +148,12 @@ internal sealed class RunResult
     /// <summary>Bytes the persister-lag poller's thread allocated from the warm-up's end to its stop (-1: no persister, or unknown).</summary>
     public long LagPollerAllocatedBytes { get; init; } = -1;
 
+    /// <summary>
+    /// Bytes the participants' session threads (the initiators' connection threads: receiving, the sink) allocated in
+    /// the measured phase, as the engine's own per-thread counters last saw them (-1: unknown).
+    /// </summary>
+    public long SessionThreadsAllocatedBytes { get; init; } = -1;
+
     /// <summary>Seconds of the driver's measured phase (<see cref="DriverCollections"/>'s window).</summary>
     public double DriverMeasuredSeconds { get; init; }
 
@@ -306,6 +312,16 @@ internal static class MeasuredRun
         _ = persister?.HasExited;
         _ = journalled();
         _ = GcSnapshot.Take();
+        _ = RapidFix.Pools.Diagnostics.EngineThreads.TotalAllocatedBytes;
+        // No timer of startup may wake the runtime's timer thread in the measured phase (QuietTimers: Npgsql's
+        // stopped command timeouts woke it 300 s after startup, and the thread pool allocated 2,072 bytes); the
+        // persister's set-up runs in a child for that. Said when something else schedules one.
+        if (QuietTimers.FurthestWakeUpMs() is > 5_000 and var wake)
+        {
+            notes.Add(string.Create(System.Globalization.CultureInfo.InvariantCulture,
+                $"the runtime's timer thread in the driver's process was due to wake {wake / 1000.0:F0} s after the schedule was made ({Timer.ActiveCount} timers running): its thread-pool work then may allocate in the measured phase"));
+        }
+
         // Start sending on an empty young generation: what startup allocated (the service's start-up, the sessions,
         // the sampler's histograms, an earlier step's run) is collected now, not while the driver measures.
         Thread.Sleep(20);
@@ -323,10 +339,11 @@ internal static class MeasuredRun
         }
 
         GcSnapshot? measuredFrom = null;
-        long mainFrom = 0;
+        long mainFrom = 0, sessionsFrom = 0;
         if (driverThread.IsAlive)
         {
             persister?.MarkAllocations();
+            sessionsFrom = RapidFix.Pools.Diagnostics.EngineThreads.TotalAllocatedBytes;
             measuredFrom = GcSnapshot.Take();
             mainFrom = GC.GetAllocatedBytesForCurrentThread();
         }
@@ -355,6 +372,7 @@ internal static class MeasuredRun
         // The measured phase ends here: everything after it (stopping processes, reading files, the analysis) allocates.
         long mainTo = GC.GetAllocatedBytesForCurrentThread();
         var measuredTo = GcSnapshot.Take();
+        long sessionsTo = RapidFix.Pools.Diagnostics.EngineThreads.TotalAllocatedBytes;
         if (missingAcks > 0)
         {
             notes.Add($"{missingAcks} acks still missing {o.DrainSeconds:F0} s after the last send");
@@ -430,6 +448,11 @@ internal static class MeasuredRun
             notes.Add($"{sink.TooLate} answers came back more than {IntendedTimes.LatenessSeconds:F0} s of trades late (their intended time was reused): counted, not timed");
         }
 
+        if (set.KeysOfOpenTrades > 0)
+        {
+            notes.Add($"{set.KeysOfOpenTrades} trades took the matching key of a trade that had not cleared {TradeUniverse.UniqueTrades:N0} trades earlier (the generator's keys repeat after that many): the service may have matched them together; the run's matching results are suspect");
+        }
+
         if (set.FormattedInline > 0)
         {
             notes.Add($"the driver formatted {set.FormattedInline} messages inline, due before the stream had them ready (still timed from their intended times)");
@@ -471,6 +494,7 @@ internal static class MeasuredRun
             SamplerAllocatedBytes = sampler.AllocatedAfterWarmUp,
             MainAllocatedBytes = measuredFrom is null ? -1 : mainTo - mainFrom,
             LagPollerAllocatedBytes = persister?.PollerAllocated ?? -1,
+            SessionThreadsAllocatedBytes = measuredFrom is null ? -1 : sessionsTo - sessionsFrom,
             DriverBytes = journal.DriverBytes,
         };
     }

@@ -12,8 +12,9 @@ namespace RapidFix.TradeDriver.Measure;
 /// <param name="P9999Micros">p99.99 end to end, µs.</param>
 /// <param name="Refused">Sends refused for back-pressure (the driver's sessions or the service's).</param>
 /// <param name="Persister">The persister's lag as a queue of the verdict, or null when no persister ran (the service alone).</param>
+/// <param name="Confirmation">A confirmation step (<see cref="MstSearch"/>): the found MST run again over a longer window.</param>
 internal sealed record StepResult(double Offered, double Achieved, bool Bounded, double GrowthPerSecond, double P50Micros, double P99Micros,
-    double P9999Micros, long Refused, PersisterVerdict? Persister = null)
+    double P9999Micros, long Refused, PersisterVerdict? Persister = null, bool Confirmation = false)
 {
     /// <summary>Achieved must be at least this fraction of offered for the step to be sustainable.</summary>
     public const double AchievedFraction = 0.98;
@@ -114,8 +115,15 @@ internal sealed record PersisterVerdict(bool Grew, double GrowthPerSecond, bool 
 /// <param name="Mst">The highest sustainable offered rate found (0 when even the first was not).</param>
 /// <param name="Steps">Every step, in the order run.</param>
 /// <param name="P99LimitMicros">The p99 limit the search used (0: none).</param>
-internal sealed record MstResult(double Mst, IReadOnlyList<StepResult> Steps, double P99LimitMicros)
+/// <param name="Confirmed">
+/// True when a confirmation step at <paramref name="Mst"/> was sustainable, false when every confirmation failed
+/// (<paramref name="Mst"/> is then 0), null when none was asked for.
+/// </param>
+internal sealed record MstResult(double Mst, IReadOnlyList<StepResult> Steps, double P99LimitMicros, bool? Confirmed = null)
 {
+    /// <summary>Seconds of each confirmation step's measured part (0: none asked for).</summary>
+    public double ConfirmSeconds { get; init; }
+
     /// <summary>The offered-vs-achieved curve: the steps by offered rate.</summary>
     public IEnumerable<StepResult> Curve => Steps.OrderBy(s => s.Offered);
 }
@@ -124,12 +132,20 @@ internal sealed record MstResult(double Mst, IReadOnlyList<StepResult> Steps, do
 /// The maximum sustainable throughput search (paper 001): the MST is where the sustainable state meets the
 /// unsustainable one. The offered rate doubles from <c>start</c> until a step is unsustainable (or the ceiling is
 /// sustainable), then the interval between the last sustainable and the first unsustainable rate is halved until it
-/// is narrower than <c>precision</c> (a fraction of the rate) or the step budget is spent.
+/// is narrower than <c>precision</c> (a fraction of the rate) or the step budget is spent. With <c>confirm</c>, the
+/// rate found is then run again over a longer window (paper 001: sustainable means no steadily increasing build-up
+/// "for an unlimited execution time"; a short step sees only a fast one, since a queue's growth is judged against a
+/// fixed tolerance over the window); a confirmation that is unsustainable lowers the rate by
+/// <see cref="ConfirmationBackOff"/> and confirms again, up to <c>maxConfirmations</c> times (the MST is 0, not
+/// confirmed, when none holds).
 /// </summary>
 internal static class MstSearch
 {
+    /// <summary>A failed confirmation tries this fraction of its rate next.</summary>
+    public const double ConfirmationBackOff = 0.9;
+
     public static MstResult Run(Func<double, StepResult> step, double start, double ceiling, double precision = 0.05, int maxSteps = 12,
-        double p99LimitMicros = 0)
+        double p99LimitMicros = 0, Func<double, StepResult>? confirm = null, int maxConfirmations = 3)
     {
         ArgumentNullException.ThrowIfNull(step);
         if (start <= 0 || ceiling < start || precision <= 0 || maxSteps < 1)
@@ -181,6 +197,24 @@ internal static class MstSearch
             }
         }
 
-        return new MstResult(good, steps, p99LimitMicros);
+        if (confirm is null || good <= 0 || maxConfirmations < 1)
+        {
+            return new MstResult(good, steps, p99LimitMicros);
+        }
+
+        double candidate = good;
+        for (int i = 0; i < maxConfirmations && candidate > 0; i++)
+        {
+            var r = confirm(candidate) with { Confirmation = true };
+            steps.Add(r);
+            if (r.Sustainable(p99LimitMicros))
+            {
+                return new MstResult(candidate, steps, p99LimitMicros, Confirmed: true);
+            }
+
+            candidate = Math.Round(candidate * ConfirmationBackOff);
+        }
+
+        return new MstResult(0, steps, p99LimitMicros, Confirmed: false);
     }
 }

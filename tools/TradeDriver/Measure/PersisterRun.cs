@@ -28,7 +28,7 @@ internal sealed class PersisterRun : IDisposable
     private readonly string _reader;
     private readonly string _password;
     private readonly string _work;
-    private readonly List<string> _lines = [];
+    private ChildOutput? _output;
     private readonly object _pointsLock = new();
     private readonly ManualResetEventSlim _stop = new();
     private LagPoint[] _points = [];
@@ -79,17 +79,11 @@ internal sealed class PersisterRun : IDisposable
     /// <summary>Whether the persister's process has ended.</summary>
     public bool HasExited => _process.HasExited;
 
-    /// <summary>Every line the persister printed.</summary>
-    public IReadOnlyList<string> Lines
-    {
-        get
-        {
-            lock (_lines)
-            {
-                return [.. _lines];
-            }
-        }
-    }
+    /// <summary>
+    /// The lines the persister printed (the first and last 64 KiB, <see cref="ChildOutput"/>): decoded when read, so
+    /// read them outside the measured phase.
+    /// </summary>
+    public IReadOnlyList<string> Lines => _output?.Lines ?? [];
 
     /// <summary>
     /// Why no persister runs beside the run, or null when one can: <paramref name="disabled"/> (--no-persister), no
@@ -125,9 +119,8 @@ internal sealed class PersisterRun : IDisposable
         var cluster = PgCluster.Create();
         try
         {
-            cluster.CreateDatabase(Database);
             string password = Convert.ToHexString(System.Security.Cryptography.RandomNumberGenerator.GetBytes(12));
-            Schema.Migrate(cluster.ConnectionString(Database), password, password);
+            Setup(cluster, password);
             var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
             {
                 RedirectStandardOutput = true,
@@ -143,11 +136,10 @@ internal sealed class PersisterRun : IDisposable
             start.Environment["PGPASSWORD"] = password; // never on a command line that ps shows
             var process = new Process { StartInfo = start };
             var run = new PersisterRun(cluster, process, writer, password, Directory.CreateDirectory(work).FullName);
-            process.OutputDataReceived += (_, e) => run.OnLine(e.Data);
-            process.ErrorDataReceived += (_, e) => run.OnLine(e.Data);
             process.Start();
-            process.BeginOutputReadLine();
-            process.BeginErrorReadLine();
+            // Its output into buffers made now, on threads of the driver's own: a retry line the persister prints in
+            // the measured phase allocates nothing in the driver (the process's events made a string for each).
+            run._output = ChildOutput.Of(process, "persister");
             File.WriteAllText(Path.Combine(Directory.CreateDirectory(work).FullName, "persister.txt"), run.Describe + "\n");
             output.WriteLine($"PostgreSQL persister: {run.Describe}");
             return run;
@@ -157,6 +149,81 @@ internal sealed class PersisterRun : IDisposable
             cluster.Dispose();
             throw;
         }
+    }
+
+    /// <summary>The environment variables of the <c>persister-setup</c> child: the superuser's connection strings and the roles' password.</summary>
+    internal const string SetupAdminVariable = "RAPIDFIX_SETUP_ADMIN", SetupDatabaseVariable = "RAPIDFIX_SETUP_DATABASE", SetupPasswordVariable = "RAPIDFIX_SETUP_PASSWORD";
+
+    /// <summary>
+    /// Creates the database and migrates the schema (the writer's and reader's roles with <paramref name="password"/>)
+    /// in a child process, the driver's own hidden <c>persister-setup</c> (<see cref="SetupCommand"/>): Npgsql, run in the
+    /// driver's process, left the runtime's timer thread due to wake at each command's timeout (300 s; the timer stops
+    /// but its wake-up stays), and that wake-up in the measured phase made the thread pool start threads: the 2,072
+    /// bytes of the 10-minute soak. Startup; throws with the child's output when it fails.
+    /// </summary>
+    internal static void Setup(PgCluster cluster, string password)
+    {
+        var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
+        {
+            RedirectStandardOutput = true,
+            RedirectStandardError = true,
+            UseShellExecute = false,
+        };
+        foreach (var argument in new[] { "exec", typeof(PersisterRun).Assembly.Location, "persister-setup" })
+        {
+            start.ArgumentList.Add(argument);
+        }
+
+        // Passwords in the environment, never on a command line that ps shows.
+        start.Environment[SetupAdminVariable] = cluster.ConnectionString();
+        start.Environment[SetupDatabaseVariable] = cluster.ConnectionString(Database);
+        start.Environment[SetupPasswordVariable] = password;
+        using var setup = Process.Start(start) ?? throw new InvalidOperationException("the persister-setup child did not start");
+        var errors = setup.StandardError.ReadToEndAsync();
+        string text = setup.StandardOutput.ReadToEnd();
+        if (!setup.WaitForExit(TimeSpan.FromMinutes(5)))
+        {
+            setup.Kill(entireProcessTree: true);
+            throw new InvalidOperationException("the persister's schema set-up did not end within 5 minutes");
+        }
+
+        if (setup.ExitCode != 0)
+        {
+            throw new InvalidOperationException($"the persister's schema set-up failed (exit {setup.ExitCode}): {(text + errors.Result).Trim()}");
+        }
+    }
+
+    /// <summary><c>persister-setup</c> (hidden): what <see cref="Setup"/> runs in its child.</summary>
+    public static System.CommandLine.Command SetupCommand()
+    {
+        var command = new System.CommandLine.Command("persister-setup", "creates the run's database and migrates the persister's schema (started by the driver; its connection strings and password in the environment)")
+        {
+            Hidden = true,
+        };
+        command.SetAction(_ =>
+        {
+            try
+            {
+                string admin = Environment.GetEnvironmentVariable(SetupAdminVariable) ?? throw new InvalidOperationException(SetupAdminVariable + " is not set");
+                string database = Environment.GetEnvironmentVariable(SetupDatabaseVariable) ?? throw new InvalidOperationException(SetupDatabaseVariable + " is not set");
+                string password = Environment.GetEnvironmentVariable(SetupPasswordVariable) ?? throw new InvalidOperationException(SetupPasswordVariable + " is not set");
+                using (var connection = new NpgsqlConnection(admin))
+                {
+                    connection.Open();
+                    using var create = new NpgsqlCommand($"CREATE DATABASE {Database}", connection); // a constant name
+                    create.ExecuteNonQuery();
+                }
+
+                Schema.Migrate(database, password, password);
+                return 0;
+            }
+            catch (Exception e) when (e is InvalidOperationException or NpgsqlException or IOException)
+            {
+                Console.Error.WriteLine(e.Message);
+                return 1;
+            }
+        });
+        return command;
     }
 
     /// <summary>
@@ -265,7 +332,9 @@ internal sealed class PersisterRun : IDisposable
         _stop.Set();
         _poller?.Join();
         StopLagReader();
-        return ServiceProcess.Terminate(_process, timeout);
+        int exit = ServiceProcess.Terminate(_process, timeout);
+        _output?.WaitForEnd(TimeSpan.FromSeconds(10));
+        return exit;
     }
 
     public void Dispose()
@@ -388,17 +457,6 @@ internal sealed class PersisterRun : IDisposable
         }
 
         return null;
-    }
-
-    private void OnLine(string? line)
-    {
-        if (line is not null)
-        {
-            lock (_lines)
-            {
-                _lines.Add(line);
-            }
-        }
     }
 }
 

@@ -14,7 +14,7 @@ namespace RapidFix.TradeDriver.Measure;
 internal sealed partial class ServiceProcess : IDisposable
 {
     private readonly Process _process;
-    private readonly List<string> _lines = [];
+    private ChildOutput? _output;
     private readonly TaskCompletionSource<bool> _ready = new(TaskCreationOptions.RunContinuationsAsynchronously);
     private readonly TaskCompletionSource<bool> _waiting = new(TaskCreationOptions.RunContinuationsAsynchronously);
 
@@ -38,17 +38,11 @@ internal sealed partial class ServiceProcess : IDisposable
 
     public int ProcessId => _process.Id;
 
-    /// <summary>Every line the child printed (standard output and error).</summary>
-    public IReadOnlyList<string> Lines
-    {
-        get
-        {
-            lock (_lines)
-            {
-                return [.. _lines];
-            }
-        }
-    }
+    /// <summary>
+    /// The lines the child printed (standard output and error; the first and last 64 KiB, <see cref="ChildOutput"/>):
+    /// decoded when read, so read them outside the measured phase.
+    /// </summary>
+    public IReadOnlyList<string> Lines => _output?.Lines ?? [];
 
     /// <summary>
     /// Starts the service on a free port with its input journal and stores sized by <paramref name="sizing"/> (checked
@@ -98,11 +92,10 @@ internal sealed partial class ServiceProcess : IDisposable
             }
         }
 
-        result._process.OutputDataReceived += (_, e) => result.OnLine(e.Data);
-        result._process.ErrorDataReceived += (_, e) => result.OnLine(e.Data);
         result._process.Start();
-        result._process.BeginOutputReadLine();
-        result._process.BeginErrorReadLine();
+        // Read on two threads of the driver's own into buffers made now: a line the service prints in the measured
+        // phase allocates nothing in the driver (the process's events made a string and thread-pool work for each).
+        result._output = ChildOutput.Of(result._process, "service", result.OnLine, result.OnEnd);
         return result;
     }
 
@@ -150,7 +143,7 @@ internal sealed partial class ServiceProcess : IDisposable
                 ServiceStatsPublisher.RequestStop(StatsPath);
                 if (_process.WaitForExit(timeout / 2))
                 {
-                    _process.WaitForExit(); // the output readers finish
+                    _output?.WaitForEnd(TimeSpan.FromSeconds(10)); // the output readers finish
                     return _process.ExitCode;
                 }
             }
@@ -160,7 +153,9 @@ internal sealed partial class ServiceProcess : IDisposable
             }
         }
 
-        return Terminate(_process, timeout);
+        int exit = Terminate(_process, timeout);
+        _output?.WaitForEnd(TimeSpan.FromSeconds(10));
+        return exit;
     }
 
     /// <summary>The dotnet host that runs this driver (the SDK's when under dotnet run), for the child processes.</summary>
@@ -213,29 +208,25 @@ internal sealed partial class ServiceProcess : IDisposable
         _process.Dispose();
     }
 
-    private void OnLine(string? line)
+    // On a reading thread, for every line: no allocation (the two markers come before the measured phase).
+    private void OnLine(ReadOnlySpan<byte> line)
     {
-        if (line is null)
-        {
-            _ready.TrySetResult(false);
-            _waiting.TrySetResult(false);
-            return;
-        }
-
-        lock (_lines)
-        {
-            _lines.Add(line);
-        }
-
-        if (line.StartsWith("matching service: waiting", StringComparison.Ordinal))
+        if (line.StartsWith("matching service: waiting"u8))
         {
             _waiting.TrySetResult(true);
         }
-        else if (line.StartsWith("ready:", StringComparison.Ordinal))
+        else if (line.StartsWith("ready:"u8))
         {
             _waiting.TrySetResult(true);
             _ready.TrySetResult(true);
         }
+    }
+
+    // Both streams ended: the service exited.
+    private void OnEnd()
+    {
+        _ready.TrySetResult(false);
+        _waiting.TrySetResult(false);
     }
 
     [System.Text.RegularExpressions.GeneratedRegex(@"^continuous phase: (\d+) collections, (\d+) bytes allocated")]

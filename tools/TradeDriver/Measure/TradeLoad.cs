@@ -30,7 +30,7 @@ internal sealed class IntendedTimes
     private const int MinWindow = 1024;
 
     private readonly long[] _ticks;
-    private readonly int[] _owner;
+    private readonly long[] _owner;
     private readonly int _mask;
 
     /// <param name="window">Trades held at once: rounded up to a power of two (at least 1,024).</param>
@@ -39,28 +39,31 @@ internal sealed class IntendedTimes
         Window = RoundUp(window);
         _mask = Window - 1;
         _ticks = new long[(long)Window * SlotsPerTrade];
-        _owner = new int[Window];
+        _owner = new long[Window];
     }
 
     /// <summary>The trades the ring holds at once.</summary>
     public int Window { get; }
 
+    /// <summary>Which trades have cleared, for the stream's check of recycled matching keys (the sink marks them).</summary>
+    public ClearedTrades Cleared { get; } = new();
+
     /// <summary>The window for a run at <paramref name="messagesPerSecond"/>: the trades of <see cref="LatenessSeconds"/>, whatever the run's length.</summary>
     public static long WindowFor(double messagesPerSecond) => (long)Math.Ceiling(messagesPerSecond / TradeStream.PerTrade * LatenessSeconds);
 
-    /// <summary>Bytes a ring of <paramref name="window"/> trades holds.</summary>
-    public static long BytesFor(long window) => (long)RoundUp(window) * ((SlotsPerTrade * sizeof(long)) + sizeof(int));
+    /// <summary>Bytes a ring of <paramref name="window"/> trades holds (with the <see cref="Cleared"/> bitmap).</summary>
+    public static long BytesFor(long window) => (long)RoundUp(window) * ((SlotsPerTrade * sizeof(long)) + sizeof(long)) + ClearedTrades.Bytes;
 
     /// <summary>Bytes this ring holds.</summary>
-    public long Bytes => ((long)_ticks.Length * sizeof(long)) + ((long)_owner.Length * sizeof(int));
+    public long Bytes => ((long)_ticks.Length * sizeof(long)) + ((long)_owner.Length * sizeof(long)) + ClearedTrades.Bytes;
 
     /// <summary>
     /// The driver, as it sends message <paramref name="kind"/> of <paramref name="trade"/>: records its intended time
     /// (0: the send was refused). The first message of a trade takes the row from whatever trade held it.
     /// </summary>
-    public void Set(int trade, int kind, long tick)
+    public void Set(long trade, int kind, long tick)
     {
-        int row = trade & _mask;
+        int row = (int)(trade & _mask);
         int at = row * SlotsPerTrade;
         if (Volatile.Read(ref _owner[row]) != trade)
         {
@@ -76,15 +79,15 @@ internal sealed class IntendedTimes
     }
 
     /// <summary>The intended time of a trade's message; 0 when nothing was sent for it, <see cref="Overwritten"/> when its row went to a later trade.</summary>
-    public long Get(int trade, int kind)
+    public long Get(long trade, int kind)
     {
         if (trade <= 0 || (uint)kind >= SlotsPerTrade)
         {
             return 0;
         }
 
-        int row = trade & _mask;
-        int owner = Volatile.Read(ref _owner[row]);
+        int row = (int)(trade & _mask);
+        long owner = Volatile.Read(ref _owner[row]);
         if (owner != trade)
         {
             return owner > trade ? Overwritten : 0;
@@ -95,15 +98,15 @@ internal sealed class IntendedTimes
     }
 
     /// <summary>The latest intended time among a trade's messages (the one that can complete its match); 0 when none, <see cref="Overwritten"/> when too late.</summary>
-    public long LatestOfTrade(int trade)
+    public long LatestOfTrade(long trade)
     {
         if (trade <= 0)
         {
             return 0;
         }
 
-        int row = trade & _mask;
-        int owner = Volatile.Read(ref _owner[row]);
+        int row = (int)(trade & _mask);
+        long owner = Volatile.Read(ref _owner[row]);
         if (owner != trade)
         {
             return owner > trade ? Overwritten : 0;
@@ -133,7 +136,7 @@ internal sealed class IntendedTimes
     /// The trade and message kind an ID names: "T&lt;n&gt;-NOE" is trade n's kind 0, "-ALC1"/"-ALC2" 1 and 2,
     /// "-NPR1"/"-NPR2" 3 and 4, "-SET1"/"-SET2" 5 and 6; -1 for anything else (an amendment's ID, a foreign one).
     /// </summary>
-    public static int KindOf(ReadOnlySpan<byte> id, out int trade)
+    public static int KindOf(ReadOnlySpan<byte> id, out long trade)
     {
         trade = 0;
         if (id.Length < 6 || id[0] != (byte)'T')
@@ -143,18 +146,18 @@ internal sealed class IntendedTimes
 
         int i = 1;
         long n = 0;
-        while (i < id.Length && id[i] >= (byte)'0' && id[i] <= (byte)'9' && n < int.MaxValue)
+        while (i < id.Length && id[i] >= (byte)'0' && id[i] <= (byte)'9' && n < long.MaxValue / 10)
         {
             n = (n * 10) + (id[i] - '0');
             i++;
         }
 
-        if (i == 1 || n > int.MaxValue || i >= id.Length || id[i] != (byte)'-')
+        if (i == 1 || i >= id.Length || id[i] != (byte)'-')
         {
             return -1;
         }
 
-        trade = (int)n;
+        trade = n;
         var kind = id[(i + 1)..];
         int k = kind.SequenceEqual("NOE"u8) ? 0
             : kind.Length == 4 && (kind[3] == (byte)'1' || kind[3] == (byte)'2')
@@ -240,7 +243,8 @@ internal sealed class OpenLoopDriver
                 throw new InvalidOperationException("the stream's ring is full of messages not sent");
             }
 
-            int trade = _set.TradeOf(next), kind = _set.KindOf(next);
+            long trade = _set.TradeOf(next);
+            int kind = _set.KindOf(next);
             long intended = _schedule.IntendedTime(next);
             var phase = _schedule.PhaseOf(next);
             _intended.Set(trade, kind, intended);
@@ -397,10 +401,11 @@ internal sealed class TradeSink : Engine.Sessions.FixApplicationBase
         if (type.SequenceEqual("AK"u8))
         {
             if (message.TryGetText(FieldScope.Message, 773, out var confirmType) && confirmType.SequenceEqual("1"u8)
-                && message.TryGetText(FieldScope.Message, 70, out var allocId) && IntendedTimes.KindOf(allocId, out int trade) >= 0
+                && message.TryGetText(FieldScope.Message, 70, out var allocId) && IntendedTimes.KindOf(allocId, out long trade) >= 0
                 && _intended.LatestOfTrade(trade) is var latest and (> 0 or IntendedTimes.Overwritten))
             {
                 Interlocked.Increment(ref _cls);
+                _intended.Cleared.MarkCleared(trade);
                 if (latest > 0)
                 {
                     _latency.Record(LatencyChannel.Cls, Schedule.PhaseAt(latest), now - latest);
@@ -436,7 +441,7 @@ internal sealed class TradeSink : Engine.Sessions.FixApplicationBase
 
     private void RecordAck(FixMessage message, int tag, long now)
     {
-        if (message.TryGetText(FieldScope.Message, tag, out var id) && IntendedTimes.KindOf(id, out int trade) is int kind and >= 0
+        if (message.TryGetText(FieldScope.Message, tag, out var id) && IntendedTimes.KindOf(id, out long trade) is int kind and >= 0
             && _intended.Get(trade, kind) is var intended and (> 0 or IntendedTimes.Overwritten))
         {
             if (intended > 0)
@@ -468,10 +473,57 @@ internal static class TradeSet
     /// The set for a run at <paramref name="rate"/> messages/s: a <see cref="TradeStream"/> ring and an
     /// <see cref="IntendedTimes"/> window, both sized by the rate alone (a run of any length holds the same).
     /// </summary>
-    public static (TradeStream Set, IntendedTimes Intended) Prepare(double rate, IReadOnlyList<string> participants, int seed = 7, int capacity = TradeStream.DefaultCapacity) =>
-        (new TradeStream(participants, capacity, seed), new IntendedTimes(IntendedTimes.WindowFor(rate)));
+    public static (TradeStream Set, IntendedTimes Intended) Prepare(double rate, IReadOnlyList<string> participants, int seed = 7, int capacity = TradeStream.DefaultCapacity)
+    {
+        var intended = new IntendedTimes(IntendedTimes.WindowFor(rate));
+        return (new TradeStream(participants, capacity, seed) { Cleared = intended.Cleared }, intended);
+    }
 
     /// <summary>Bytes the driver's set holds for a run at <paramref name="rate"/> (ring and intended-time window), whatever its length.</summary>
     public static long BytesFor(double rate, int capacity = TradeStream.DefaultCapacity) =>
         TradeStream.BytesFor(capacity) + IntendedTimes.BytesFor(IntendedTimes.WindowFor(rate));
+}
+
+/// <summary>
+/// Whether each of the last <see cref="TradeUniverse.UniqueTrades"/> trades has cleared: one bit per matching key
+/// (256 KiB). The sink sets a trade's bit at its CLS; the stream, as it starts trade <c>n</c> past the first
+/// <see cref="TradeUniverse.UniqueTrades"/>, takes its key back from trade <c>n - UniqueTrades</c> (which had it) and
+/// learns whether that trade cleared: one that has not could be matched with the new one (a wrong CLS or an
+/// exception), so it is counted and the run says so. At 100,000 messages/s the earlier trade is 147 s old then, past
+/// the 120 s the driver waits for any answer. Allocation-free.
+/// </summary>
+internal sealed class ClearedTrades
+{
+    /// <summary>Bytes of the bitmap.</summary>
+    public const long Bytes = TradeUniverse.UniqueTrades / 8;
+
+    private readonly long[] _bits = new long[TradeUniverse.UniqueTrades / 64];
+
+    /// <summary>The sink: <paramref name="trade"/> has cleared (a CLS named it).</summary>
+    public void MarkCleared(long trade)
+    {
+        if (trade > 0)
+        {
+            long k = (trade - 1) % TradeUniverse.UniqueTrades;
+            Interlocked.Or(ref _bits[k >> 6], 1L << (int)(k & 63));
+        }
+    }
+
+    /// <summary>
+    /// The stream, starting <paramref name="trade"/>: whether the trade that had its matching key before
+    /// (<c>trade - UniqueTrades</c>) has cleared (true for the first <see cref="TradeUniverse.UniqueTrades"/>
+    /// trades, whose keys are new); the key's bit is then the new trade's, not cleared.
+    /// </summary>
+    public bool TakeKey(long trade)
+    {
+        if (trade <= 0)
+        {
+            return true;
+        }
+
+        long k = (trade - 1) % TradeUniverse.UniqueTrades;
+        long mask = 1L << (int)(k & 63);
+        long before = Interlocked.And(ref _bits[k >> 6], ~mask);
+        return trade <= TradeUniverse.UniqueTrades || (before & mask) != 0;
+    }
 }

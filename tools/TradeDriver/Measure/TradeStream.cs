@@ -50,7 +50,7 @@ internal sealed class TradeStream
     private readonly byte[] _bodies;
     private readonly int[] _lengths;
     private readonly byte[] _sessions;
-    private readonly int[] _trades;
+    private readonly long[] _trades;
     private readonly byte[] _kinds;
 
     // The window being formatted: its specs, each trade's own order, the interleaving, and how far it got.
@@ -61,7 +61,9 @@ internal sealed class TradeStream
     private readonly Writer _writer = new();
     private int _windowLength;
     private int _windowAt;
-    private int _nextTrade = 1;
+    private long _nextTrade = 1;
+    private ClearedTrades? _cleared;
+    private long _keysOfOpenTrades;
 
     private long _formatted;
     private long _released;
@@ -91,7 +93,7 @@ internal sealed class TradeStream
         _bodies = GC.AllocateUninitializedArray<byte>(capacity * SlotBytes, pinned: true);
         _lengths = new int[capacity];
         _sessions = new byte[capacity];
-        _trades = new int[capacity];
+        _trades = new long[capacity];
         _kinds = new byte[capacity];
         Capacity = capacity;
     }
@@ -105,11 +107,20 @@ internal sealed class TradeStream
     /// <summary>Messages released (sent or dropped): their slots may be formatted again.</summary>
     public long Released => _released;
 
+    /// <summary>
+    /// Where the stream checks, as it starts each trade past <see cref="TradeUniverse.UniqueTrades"/>, that the trade
+    /// whose matching key it takes again has cleared (the sink marks them); null: not checked (a stream not sent).
+    /// </summary>
+    public ClearedTrades? Cleared { get => _cleared; set => _cleared = value; }
+
+    /// <summary>Trades that took the matching key of a trade that had not cleared (<see cref="Cleared"/>): 0 expected.</summary>
+    public long KeysOfOpenTrades => _keysOfOpenTrades;
+
     /// <summary>Messages formatted late, inline, because the next one due was not ready (the ring ran dry).</summary>
     public long FormattedInline { get; private set; }
 
     /// <summary>Bytes a ring of <paramref name="capacity"/> messages holds (bodies and per-slot metadata).</summary>
-    public static long BytesFor(int capacity) => (long)capacity * (SlotBytes + sizeof(int) + 1 + sizeof(int) + 1);
+    public static long BytesFor(int capacity) => (long)capacity * (SlotBytes + sizeof(int) + 1 + sizeof(long) + 1);
 
     /// <summary>Trades needed for <paramref name="messages"/> messages (every trade has seven).</summary>
     public static long TradesFor(long messages) => (messages + PerTrade - 1) / PerTrade;
@@ -118,7 +129,7 @@ internal sealed class TradeStream
     public int SessionOf(long index) => _sessions[index & _mask];
 
     /// <summary>Its trade number (its IDs are T&lt;trade&gt;-...).</summary>
-    public int TradeOf(long index) => _trades[index & _mask];
+    public long TradeOf(long index) => _trades[index & _mask];
 
     /// <summary>Its kind: 0 NOE, 1-2 ALC, 3-4 NPR, 5-6 SET (<see cref="IntendedTimes"/>' slot within the trade).</summary>
     public int KindOf(long index) => _kinds[index & _mask];
@@ -214,7 +225,12 @@ internal sealed class TradeStream
         const int managers = 2, brokers = 2;
         for (int w = 0; w < Window; w++)
         {
-            int number = _nextTrade++;
+            long number = _nextTrade++;
+            if (_cleared is { } cleared && !cleared.TakeKey(number))
+            {
+                _keysOfOpenTrades++; // the trade that had this key UniqueTrades ago has not cleared yet
+            }
+
             _ = _random.NextDouble(); // the kind: good whatever it draws (no duplicates, amendments, cancels, bad trades)
             var (c, security) = TradeUniverse.KeyOf(number);
             int manager = c % managers;
@@ -376,7 +392,7 @@ internal sealed class TradeStream
     }
 
     /// <summary>One trade of the window: what its seven messages say.</summary>
-    private readonly record struct Spec(int Trade, int Security, byte Manager, byte Broker, byte Side, int TradeDate, decimal Price, long Quantity0, long Quantity1);
+    private readonly record struct Spec(long Trade, int Security, byte Manager, byte Broker, byte Side, int TradeDate, decimal Price, long Quantity0, long Quantity1);
 
     /// <summary>Writes tag=value fields into a slot of the ring (one instance, reused); a field that does not fit fails closed.</summary>
     private sealed class Writer
@@ -430,7 +446,7 @@ internal sealed class TradeStream
             return this;
         }
 
-        public Writer Id(int trade, ReadOnlySpan<byte> suffix)
+        public Writer Id(long trade, ReadOnlySpan<byte> suffix)
         {
             Byte1((byte)'T');
             Put(trade);

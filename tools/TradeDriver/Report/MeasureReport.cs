@@ -134,7 +134,7 @@ internal sealed class MeasureReport
             foreach (var s in Steps.OrderBy(s => s.Offered))
             {
                 string persister = s.Persister is { } p ? (p.Bounded ? "ok " : "GREW ") + p.GrowthPerSecond.ToString("F0", Inv) : "-";
-                t.Append(Inv, $"{s.Offered,12:F0}{s.Achieved,12:F0}{(s.Bounded ? "yes" : "no"),9}{s.GrowthPerSecond,10:F1}{persister,11}{s.P50Micros,10:F1}{s.P99Micros,10:F1}{s.P9999Micros,11:F1}{s.Refused,9}  {(s.Sustainable(limit) ? "sustainable" : "unsustainable: " + s.Why(limit))}\n");
+                t.Append(Inv, $"{s.Offered,12:F0}{s.Achieved,12:F0}{(s.Bounded ? "yes" : "no"),9}{s.GrowthPerSecond,10:F1}{persister,11}{s.P50Micros,10:F1}{s.P99Micros,10:F1}{s.P9999Micros,11:F1}{s.Refused,9}  {(s.Sustainable(limit) ? "sustainable" : "unsustainable: " + s.Why(limit))}{(s.Confirmation ? " (confirmation step)" : "")}\n");
             }
         }
 
@@ -169,8 +169,14 @@ internal sealed class MeasureReport
     {
         var path = mst.Steps.Count > 0 ? mst.Steps[^1].Path : "no step ran";
         var bad = mst.Steps.Where(s => !s.Sustainable(mst.P99LimitMicros)).OrderBy(s => s.Offered).FirstOrDefault();
-        return string.Create(Inv, $"maximum sustainable throughput: {mst.Mst:N0} messages/s of {path}{(mst.P99LimitMicros > 0 ? string.Create(Inv, $" (p99 limit {mst.P99LimitMicros:F0} us)") : "")}") +
-               (bad is null ? "; no step was unsustainable" : string.Create(Inv, $"; {bad.Offered:N0}/s was not: {bad.Why(mst.P99LimitMicros)}"));
+        string confirmed = mst.Confirmed switch
+        {
+            true => string.Create(Inv, $", confirmed over a {mst.ConfirmSeconds:F0}-s step"),
+            false => string.Create(Inv, $" (no confirmation over {mst.ConfirmSeconds:F0}-s steps held)"),
+            null => "",
+        };
+        return string.Create(Inv, $"maximum sustainable throughput: {mst.Mst:N0} messages/s of {path}{(mst.P99LimitMicros > 0 ? string.Create(Inv, $" (p99 limit {mst.P99LimitMicros:F0} us)") : "")}{confirmed}") +
+               (bad is null ? "; no step was unsustainable" : string.Create(Inv, $"; {bad.Offered:N0}/s{(bad.Confirmation ? string.Create(Inv, $" over {mst.ConfirmSeconds:F0} s") : "")} was not: {bad.Why(mst.P99LimitMicros)}"));
     }
 
     /// <summary>The service's GC verdict: the trace's when analyzed, else the service's own phase report.</summary>
@@ -180,13 +186,14 @@ internal sealed class MeasureReport
 
     /// <summary>
     /// The driver's own GC verdict: collections and bytes allocated by its whole process from the warm-up's end to
-    /// the end of the drain, then by its sending thread (steady part), its sampler and its persister-lag poller.
+    /// the end of the drain, then by its sending thread (steady part), its sampler, its persister-lag poller and its
+    /// sessions' threads (the engine's counters).
     /// </summary>
     public static string DriverGcLine(RunResult r)
     {
         static string Bytes(long b) => b < 0 ? "?" : b.ToString("N0", Inv);
         string verdict = r.DriverZeroGc switch { true => "PASS", false => "FAIL", null => "not measured (the run ended before its warm-up did)" };
-        return string.Create(Inv, $"{verdict}: {(r.DriverCollections < 0 ? "?" : r.DriverCollections.ToString(Inv))} GCs, {Bytes(r.DriverProcessAllocatedBytes)} bytes allocated by the driver's process over {r.DriverMeasuredSeconds:F1} s from its warm-up's end to the drain's end (sending thread {Bytes(r.DriverAllocatedBytes)} in the steady part, run thread {Bytes(r.MainAllocatedBytes)}, sampler {Bytes(r.SamplerAllocatedBytes)}, persister-lag poller {(r.LagPollerAllocatedBytes < 0 && r.Persister is null ? "none" : Bytes(r.LagPollerAllocatedBytes))})");
+        return string.Create(Inv, $"{verdict}: {(r.DriverCollections < 0 ? "?" : r.DriverCollections.ToString(Inv))} GCs, {Bytes(r.DriverProcessAllocatedBytes)} bytes allocated by the driver's process over {r.DriverMeasuredSeconds:F1} s from its warm-up's end to the drain's end (sending thread {Bytes(r.DriverAllocatedBytes)} in the steady part, run thread {Bytes(r.MainAllocatedBytes)}, sampler {Bytes(r.SamplerAllocatedBytes)}, persister-lag poller {(r.LagPollerAllocatedBytes < 0 && r.Persister is null ? "none" : Bytes(r.LagPollerAllocatedBytes))}, sessions' threads {Bytes(r.SessionThreadsAllocatedBytes)})");
     }
 
     /// <summary>The GC count of the continuous phase: the trace's, else the service's report, else the stats file's.</summary>
@@ -282,6 +289,7 @@ internal sealed class MeasureReport
                     runThreadAllocatedBytes = r.MainAllocatedBytes,
                     samplerAllocatedBytes = r.SamplerAllocatedBytes,
                     lagPollerAllocatedBytes = r.LagPollerAllocatedBytes,
+                    sessionThreadsAllocatedBytes = r.SessionThreadsAllocatedBytes,
                     line = DriverGcLine(r),
                 },
                 soak = Soak ? SoakVerdict.Of(r.Intervals, GcCount(r)) : null,
@@ -308,6 +316,8 @@ internal sealed class MeasureReport
             },
             steps = Steps,
             mst = Mst?.Mst,
+            mstConfirmed = Mst?.Confirmed,
+            mstConfirmSeconds = Mst?.ConfirmSeconds,
             sideBySide = SideBySide is { } sbs ? new
             {
                 peers = new[] { sbs.RapidFix, sbs.QuickFixN }.Where(e => e is not null).Select(e => new
