@@ -189,7 +189,7 @@ internal static class Svg
 {
     public static string Curve(IReadOnlyList<(double X, double Y)> points, string xLabel, string yLabel, string title)
     {
-        const int width = 720, height = 420, left = 80, right = 20, top = 40, bottom = 60;
+        const int width = 720, height = 420, left = 80, right = 50, top = 40, bottom = 60; // right: room for the last tick label
         double maxX = Math.Max(1, points.Count == 0 ? 1 : points.Max(p => p.X)), maxY = Math.Max(1, points.Count == 0 ? 1 : points.Max(p => p.Y)) * 1.1;
         double X(double x) => left + x / maxX * (width - left - right);
         double Y(double y) => height - bottom - y / maxY * (height - top - bottom);
