@@ -294,7 +294,7 @@ public sealed class GatewayServer : IDisposable
             GC.Collect();
             GC.WaitForPendingFinalizers();
             GC.Collect();
-            SettleJit(TimeSpan.FromMilliseconds(250), 3, TimeSpan.FromSeconds(5));
+            EngineHost.SettleJit(TimeSpan.FromMilliseconds(250), 3, TimeSpan.FromSeconds(5));
         }
 
         // The phase switch reads the calling thread's engine-thread statistics right after it takes the phase's
@@ -305,27 +305,6 @@ public sealed class GatewayServer : IDisposable
         bool entered = _host.EnterContinuous();
         Interlocked.Exchange(ref _compiledAtPhase, System.Runtime.JitInfo.GetCompiledMethodCount());
         return entered;
-    }
-
-    /// <summary>
-    /// Waits until the JIT has compiled nothing for <paramref name="quietWindows"/> windows of <paramref name="window"/>
-    /// in a row (at most <paramref name="limit"/>); returns the methods compiled meanwhile (as the matching service's).
-    /// </summary>
-    private static long SettleJit(TimeSpan window, int quietWindows, TimeSpan limit)
-    {
-        long start = System.Diagnostics.Stopwatch.GetTimestamp();
-        long first = System.Runtime.JitInfo.GetCompiledMethodCount();
-        long before = first;
-        int quiet = 0;
-        while (quiet < quietWindows && System.Diagnostics.Stopwatch.GetElapsedTime(start) < limit)
-        {
-            Thread.Sleep(window);
-            long now = System.Runtime.JitInfo.GetCompiledMethodCount();
-            quiet = now == before ? quiet + 1 : 0;
-            before = now;
-        }
-
-        return before - first;
     }
 
     /// <summary>

@@ -316,7 +316,7 @@ public sealed partial class MatchingServer : IDisposable
             GC.Collect();
             GC.WaitForPendingFinalizers();
             GC.Collect();
-            SettleJit(TimeSpan.FromMilliseconds(250), 3, TimeSpan.FromSeconds(5));
+            EngineHost.SettleJit(TimeSpan.FromMilliseconds(250), 3, TimeSpan.FromSeconds(5));
         }
 
         // The phase switch reads the calling thread's engine-thread statistics right after it takes the phase's
@@ -324,27 +324,6 @@ public sealed partial class MatchingServer : IDisposable
         // thread's statics block (32 bytes), which was the continuous phase's only allocation with no participant.
         RapidFix.Pools.Diagnostics.EngineThreads.RefreshCurrentThread();
         return _host.EnterContinuous();
-    }
-
-    /// <summary>
-    /// Waits until the JIT has compiled nothing for <paramref name="quietWindows"/> windows of <paramref name="window"/>
-    /// in a row (at most <paramref name="limit"/>); returns the methods compiled meanwhile.
-    /// </summary>
-    internal static long SettleJit(TimeSpan window, int quietWindows, TimeSpan limit)
-    {
-        long start = System.Diagnostics.Stopwatch.GetTimestamp();
-        long first = System.Runtime.JitInfo.GetCompiledMethodCount();
-        long before = first;
-        int quiet = 0;
-        while (quiet < quietWindows && System.Diagnostics.Stopwatch.GetElapsedTime(start) < limit)
-        {
-            Thread.Sleep(window);
-            long now = System.Runtime.JitInfo.GetCompiledMethodCount();
-            quiet = now == before ? quiet + 1 : 0;
-            before = now;
-        }
-
-        return before - first;
     }
 
     /// <summary>

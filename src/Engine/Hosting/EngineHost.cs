@@ -158,6 +158,28 @@ public sealed class EngineHost : IEngineCounterSource, IDisposable
     }
 
     /// <summary>
+    /// Waits until the JIT has compiled nothing for <paramref name="quietWindows"/> windows of <paramref name="window"/>
+    /// in a row (at most <paramref name="limit"/>) and returns the methods compiled meanwhile: a host calls it at the
+    /// end of startup, so the tier-ups its last calls queued finish before the continuous phase, not in it.
+    /// </summary>
+    public static long SettleJit(TimeSpan window, int quietWindows, TimeSpan limit)
+    {
+        long start = System.Diagnostics.Stopwatch.GetTimestamp();
+        long first = System.Runtime.JitInfo.GetCompiledMethodCount();
+        long before = first;
+        int quiet = 0;
+        while (quiet < quietWindows && System.Diagnostics.Stopwatch.GetElapsedTime(start) < limit)
+        {
+            Thread.Sleep(window);
+            long now = System.Runtime.JitInfo.GetCompiledMethodCount();
+            quiet = now == before ? quiet + 1 : 0;
+            before = now;
+        }
+
+        return before - first;
+    }
+
+    /// <summary>
     /// Warm-up: runs <paramref name="round"/> (which must drive every hot path the continuous phase will use, on
     /// every thread that will use it), pauses <see cref="EngineHostOptions.WarmUpPause"/>, and repeats until the JIT
     /// has compiled nothing new for <see cref="EngineHostOptions.SettledRounds"/> rounds in a row (tier-1 and PGO
