@@ -385,7 +385,11 @@ public sealed class RapidFixEventSource : EventSource
 
     // ---- Helpers ----
 
+    // Phase events are a handful of calls a run, spread over startup and shutdown, so the tiered JIT could reach this
+    // method's tier-up count at any moment, the continuous phase included (a CI run on net8.0 saw it compiled there):
+    // compiled once, fully optimized, at its first call in startup, and never again.
     [NonEvent]
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)]
     private unsafe void WritePhase(int eventId, string engine, long value = 0)
     {
         if (!IsEnabled(EventLevel.Informational, Keywords.Phases))
