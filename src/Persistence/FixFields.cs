@@ -177,7 +177,8 @@ internal sealed class FixFields
     // stay in the string on purpose: the row is then quarantined with PostgreSQL's reason, and the raw message kept.
     private static string S(ReadOnlySpan<byte> value) => Encoding.UTF8.GetString(value);
 
-    private static bool TryTag(ReadOnlySpan<byte> digits, out int tag)
+    /// <summary>A tag number from its ASCII digits (at most 9); false for anything else. Shared with <see cref="RowEncoder"/>'s scan.</summary>
+    internal static bool TryTag(ReadOnlySpan<byte> digits, out int tag)
     {
         tag = 0;
         if (digits.Length > 9)

@@ -46,7 +46,7 @@ internal struct FixView
             start = end < 0 ? message.Length : start + end + 1;
             var field = message.Slice(fieldStart, fieldLength);
             int eq = field.IndexOf((byte)'=');
-            if (eq <= 0 || !TryTag(field[..eq], out int tag))
+            if (eq <= 0 || !FixFields.TryTag(field[..eq], out int tag))
             {
                 continue;
             }
@@ -189,27 +189,6 @@ internal struct FixView
         {
             slot = value;
         }
-    }
-
-    private static bool TryTag(ReadOnlySpan<byte> digits, out int tag)
-    {
-        tag = 0;
-        if (digits.Length > 9)
-        {
-            return false;
-        }
-
-        foreach (byte b in digits)
-        {
-            if (b is < (byte)'0' or > (byte)'9')
-            {
-                return false;
-            }
-
-            tag = tag * 10 + (b - '0');
-        }
-
-        return true;
     }
 }
 
