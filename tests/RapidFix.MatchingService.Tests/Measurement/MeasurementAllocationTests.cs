@@ -81,6 +81,49 @@ public sealed class MeasurementAllocationTests
         Assert.Equal(0, bytes);
     }
 
+    /// <summary>
+    /// What the driver reads at both ends of its measured phase to name the thread that allocated (the runtime's
+    /// counters), and the path the interval recorder's phase flip takes when a writer is caught in its critical
+    /// section (a completed <c>Task.Delay</c> of 0.5 ms, set up by the sampler's warm-up): 0 bytes once called.
+    /// </summary>
+    [Fact]
+    public void The_runtime_counters_and_the_recorder_s_flip_wait_allocate_nothing()
+    {
+        long bytes = Allocations.Measure(0, static state =>
+        {
+            var a = RuntimeActivity.Take();
+            _ = (a - RuntimeActivity.Take()).JitMethods;
+            Sampler.HistogramPhaserWait();
+        }, iterations: 2_000);
+        Assert.Equal(0, bytes);
+    }
+
+    [Fact]
+    public void The_thread_census_sees_a_thread_started_between_two_censuses()
+    {
+        var before = ThreadCensus.Take();
+        using var go = new ManualResetEventSlim();
+        var thread = new Thread(() => go.Wait()) { Name = "census-probe", IsBackground = true };
+        thread.Start();
+        try
+        {
+            var after = ThreadCensus.Take();
+            if (after.Count == 0)
+            {
+                return; // no /proc here
+            }
+
+            Assert.Contains("threads started: ", ThreadCensus.Between(before, after), StringComparison.Ordinal);
+            Assert.Contains("census-probe", ThreadCensus.Between(before, after), StringComparison.Ordinal);
+            Assert.StartsWith("no thread started", ThreadCensus.Between(after, after), StringComparison.Ordinal);
+        }
+        finally
+        {
+            go.Set();
+            thread.Join();
+        }
+    }
+
     [Fact]
     public void The_driver_streams_the_set_through_a_ring_smaller_than_the_run_over_fix_sessions_without_allocating_and_never_waits_for_answers()
     {
@@ -144,6 +187,51 @@ public sealed class MeasurementAllocationTests
         }
 
         Assert.Equal(ackable, driver.SentAckable);
+    }
+
+    /// <summary>
+    /// The driver's turns (issue 10: its CPU a message): with a send tick it sleeps at least a tick between two turns,
+    /// each sending every message then due, so at 20,000 messages/s and a 1-ms tick it wakes about a thousand times a
+    /// second (20 messages a turn) instead of yielding between every two messages; every message still goes out, in
+    /// order, with its own intended time. The sleep itself allocates nothing.
+    /// </summary>
+    [Fact]
+    public void The_driver_sends_a_tick_s_messages_a_turn_and_sleeps_between_turns()
+    {
+        if (!PreciseSleep.Available)
+        {
+            return; // Linux only: elsewhere the old loop runs
+        }
+
+        Assert.Equal(0, Allocations.Measure(0, static _ => PreciseSleep.Sleep(1_000, 1_000_000_000), iterations: 200, warmup: 200));
+        var participants = TradeGenerator.Participants;
+        int port = Participants.FreePort();
+        var received = new Recorder();
+        using var acceptor = AcceptorFor(participants, port, received);
+        var (set, intended) = TradeSet.Prepare(20_000, participants);
+        var latency = new LatencyRecorder(Stopwatch.Frequency);
+        var sink = new TradeSink(intended, new OpenLoopSchedule(20_000, 0, 0, 1, 0, Stopwatch.Frequency), latency);
+        using var engine = Initiators.Start(participants, "MATCH", "127.0.0.1", port, sink);
+        Assert.True(Initiators.WaitForLogons(engine, TimeSpan.FromSeconds(60)), "the initiators did not log on");
+        var sessions = participants.Select(p => engine.Sessions.First(s => s.Id.SenderCompId == p)).ToArray();
+        var schedule = new OpenLoopSchedule(20_000, 0, 0, 1, Stopwatch.GetTimestamp() + (Stopwatch.Frequency / 20), Stopwatch.Frequency);
+        sink.Schedule = schedule;
+        var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency, TimeSpan.FromMilliseconds(1));
+        driver.Run(() => false);
+
+        Assert.Equal(schedule.Total, driver.Next);
+        Assert.Equal(0, driver.Refused);
+        Assert.Equal(schedule.Total, latency.Of(LatencyChannel.Send, RunPhase.Steady).TotalCount);
+        // A turn a millisecond at most (a loaded machine makes fewer, longer ones): 1 s of messages and the 50 ms
+        // before the first, against 20,000 turns for a driver that woke for every message.
+        Assert.InRange(driver.Sleeps, 1, 1_200);
+        var deadline = Stopwatch.StartNew();
+        while (received.Count < schedule.Total && deadline.Elapsed < TimeSpan.FromSeconds(60))
+        {
+            Thread.Sleep(20);
+        }
+
+        Assert.Equal(schedule.Total, received.Count);
     }
 
     [Fact]

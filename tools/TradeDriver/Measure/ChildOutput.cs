@@ -30,6 +30,7 @@ internal sealed class ChildOutput
     private readonly Thread[] _threads;
     private readonly Stream[] _streams;
     private readonly long[] _lineCounts;
+    private readonly long[] _allocated;
     private int _headCount;
     private long _total;
     private int _open;
@@ -48,6 +49,7 @@ internal sealed class ChildOutput
         _open = streams.Length;
         _threads = new Thread[streams.Length];
         _lineCounts = new long[streams.Length];
+        _allocated = new long[streams.Length];
         for (int i = 0; i < streams.Length; i++)
         {
             var stream = streams[i];
@@ -67,6 +69,25 @@ internal sealed class ChildOutput
 
     /// <summary>Complete lines read so far from stream <paramref name="stream"/> (0: standard output, 1: standard error).</summary>
     public long LinesOf(int stream) => Interlocked.Read(ref _lineCounts[stream]);
+
+    /// <summary>
+    /// Bytes the reading threads have allocated since they started, as each last published it (after every read it
+    /// handled): the driver's verdict counts these threads too (a difference of two readings is what they allocated in
+    /// between, but for a read still in progress). Allocation-free.
+    /// </summary>
+    public long ThreadsAllocatedBytes
+    {
+        get
+        {
+            long sum = 0;
+            for (int i = 0; i < _allocated.Length; i++)
+            {
+                sum += Volatile.Read(ref _allocated[i]);
+            }
+
+            return sum;
+        }
+    }
 
     /// <summary>Bytes the child printed so far.</summary>
     public long TotalBytes => Interlocked.Read(ref _total);
@@ -143,8 +164,10 @@ internal sealed class ChildOutput
         var line = new byte[MaxLineBytes];
         int lineLength = 0;
         bool cut = false;
+        long startedWith = GC.GetAllocatedBytesForCurrentThread();
         while (true)
         {
+            Volatile.Write(ref _allocated[index], GC.GetAllocatedBytesForCurrentThread() - startedWith);
             int n;
             try
             {

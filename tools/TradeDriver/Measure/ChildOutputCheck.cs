@@ -76,15 +76,27 @@ internal static class ChildOutputCheck
         _ = GC.GetTotalAllocatedBytes(precise: true);
         _ = GC.CollectionCount(0);
         _ = child.HasExited;
+        _ = RuntimeActivity.Take();
+        _ = reader?.ThreadsAllocatedBytes;
+        _ = GC.GetAllocatedBytesForCurrentThread();
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
+        GC.WaitForPendingFinalizers();
+        var census = ThreadCensus.Take();
         long linesFrom = Interlocked.Read(ref s_lines);
         int collectionsFrom = GC.CollectionCount(0);
+        long readersFrom = reader?.ThreadsAllocatedBytes ?? 0;
+        var activityFrom = RuntimeActivity.Take();
         long bytesFrom = GC.GetTotalAllocatedBytes(precise: true);
+        long mainFrom = GC.GetAllocatedBytesForCurrentThread();
         WaitFor(linesFrom + lines, child);
+        long mainTo = GC.GetAllocatedBytesForCurrentThread();
+        long readersTo = reader?.ThreadsAllocatedBytes ?? 0;
+        var activity = RuntimeActivity.Take() - activityFrom;
         long bytesTo = GC.GetTotalAllocatedBytes(precise: true);
         int collectionsTo = GC.CollectionCount(0);
+        string threads = ThreadCensus.Between(census, ThreadCensus.Take());
         long seen = Interlocked.Read(ref s_lines) - linesFrom;
         try
         {
@@ -99,8 +111,9 @@ internal static class ChildOutputCheck
         reader?.WaitForEnd(TimeSpan.FromSeconds(10));
         long bytes = bytesTo - bytesFrom;
         int collections = collectionsTo - collectionsFrom;
+        long main = mainTo - mainFrom, readers = readersTo - readersFrom;
         output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"child-output: {seen} lines in the phase, {bytes} bytes allocated, {collections} collections ({(events ? "the process's events" : "ChildOutput")}; {reader?.Lines.Count ?? 0} lines kept)"));
+            $"child-output: {seen} lines in the phase, {bytes} bytes allocated, {collections} collections ({(events ? "the process's events" : "ChildOutput")}; {reader?.Lines.Count ?? 0} lines kept; main thread {main}, readers {readers}, other threads {bytes - main - readers}; the runtime compiled {activity.JitMethods} methods, ran {activity.ThreadPoolWorkItems} thread-pool work items, {activity.LockContentions} lock contentions ({threads}))"));
         return seen >= lines && bytes == 0 && collections == 0 ? 0 : 1;
     }
 

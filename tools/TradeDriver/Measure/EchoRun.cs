@@ -76,7 +76,7 @@ internal static class EchoRun
             $"echo ({peer.Name}): {sizing.Total} messages at {o.Rate:F0}/s: warm-up {o.WarmUpSeconds} s, ramps {o.RampSeconds} s, steady {o.SteadySeconds} s"));
         var schedule = new OpenLoopSchedule(o.Rate, o.WarmUpSeconds, o.RampSeconds, o.SteadySeconds, Stopwatch.GetTimestamp() + (frequency / 10), frequency);
         sink.Schedule = schedule;
-        var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency);
+        var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency, o.SendTick);
         var driverThread = new Thread(() => driver.Run(stopRequested)) { Name = "echo-driver", Priority = ThreadPriority.AboveNormal };
         driverThread.Start();
 

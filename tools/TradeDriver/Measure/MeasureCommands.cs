@@ -324,10 +324,15 @@ internal static class MeasureCommands
         };
 
         private readonly Option<bool> _noPersister = new("--no-persister") { Description = "no PostgreSQL persister even when PostgreSQL's server binaries are present" };
+        private readonly Option<int> _sendTick = new("--send-tick-us")
+        {
+            Description = "microseconds the driver sleeps at least between two turns, each sending every message due (Linux; its send lag is up to a tick more); 0: yield until the next message (a busy core)",
+            DefaultValueFactory = _ => 100,
+        };
 
         public void AddTo(Command command)
         {
-            foreach (var o in new Option[] { _out, _warmUp, _ramp, _interval, _sample, _noTrace, _flush, _quickfixn, _journalBytes, _noPersister })
+            foreach (var o in new Option[] { _out, _warmUp, _ramp, _interval, _sample, _noTrace, _flush, _quickfixn, _journalBytes, _noPersister, _sendTick })
             {
                 command.Options.Add(o);
             }
@@ -348,6 +353,11 @@ internal static class MeasureCommands
             if (Given(r, _journalBytes) is < 0 or (> 0 and < 1 << 20))
             {
                 r.AddError("--journal-bytes must be 0 (the service's default window) or at least 1048576 (1 MiB)");
+            }
+
+            if (Given(r, _sendTick) is < 0 or > 100_000)
+            {
+                r.AddError("--send-tick-us must be 0 to 100000");
             }
 
             if (r.GetResult(_flush) is { Implicit: false } && r.GetValue(_flush) is not ("GroupCommit" or "OsOnly"))
@@ -372,6 +382,7 @@ internal static class MeasureCommands
             DrainSeconds = soak ? 120 : 30,
             JournalBytes = parse.GetValue(_journalBytes),
             Persist = !parse.GetValue(_noPersister),
+            SendTick = TimeSpan.FromMicroseconds(parse.GetValue(_sendTick)),
         };
 
         // QuickFIX/n side by side: built from the checkout when asked for; every outcome without a peer is one line

@@ -54,6 +54,14 @@ internal sealed record RunOptions
 
     /// <summary>Run the PostgreSQL persister beside the service when its binaries are present.</summary>
     public bool Persist { get; init; } = true;
+
+    /// <summary>
+    /// The least time the driver's thread sleeps between two turns, each sending every message due then
+    /// (<see cref="OpenLoopDriver.Run"/>, Linux): 100 µs, so that the driver wakes at most 10,000 times a second
+    /// whatever the rate (its send lag is then up to a tick more); zero: the old loop, which yielded until the next
+    /// message was due and kept a core busy.
+    /// </summary>
+    public TimeSpan SendTick { get; init; } = TimeSpan.FromMicroseconds(100);
 }
 
 /// <summary>One interval of the run: throughput and latency over time.</summary>
@@ -130,7 +138,7 @@ internal sealed class RunResult
     /// </summary>
     public long DriverCollections { get; init; } = -1;
 
-    /// <summary>Bytes the driver's sending thread allocated from the steady part's first send to the last send (-1: unknown).</summary>
+    /// <summary>Bytes the driver's sending thread allocated from its warm-up's end to the last send (-1: unknown).</summary>
     public long DriverAllocatedBytes { get; init; } = -1;
 
     /// <summary>
@@ -154,6 +162,26 @@ internal sealed class RunResult
     /// </summary>
     public long SessionThreadsAllocatedBytes { get; init; } = -1;
 
+    /// <summary>
+    /// Bytes the threads reading the children's standard output and error (the service's, the persister's:
+    /// <see cref="ChildOutput"/>) allocated in the measured phase (-1: unknown).
+    /// </summary>
+    public long OutputThreadsAllocatedBytes { get; init; } = -1;
+
+    /// <summary>
+    /// Bytes of the process's count in the measured phase that none of the threads the driver counts allocated: the
+    /// runtime's own threads (thread pool, timer, tiered compilation, finalizer) or a thread of a library (-1: unknown).
+    /// </summary>
+    public long OtherThreadsAllocatedBytes => DriverProcessAllocatedBytes < 0 ? -1
+        : DriverProcessAllocatedBytes - Math.Max(0, DriverAllocatedBytes) - Math.Max(0, MainAllocatedBytes) - Math.Max(0, SamplerAllocatedBytes)
+          - Math.Max(0, LagPollerAllocatedBytes) - Math.Max(0, SessionThreadsAllocatedBytes) - Math.Max(0, OutputThreadsAllocatedBytes);
+
+    /// <summary>What the runtime did in the driver's process in its measured phase (methods compiled, thread-pool work), null: not measured.</summary>
+    public RuntimeActivity? RuntimeInMeasuredPhase { get; init; }
+
+    /// <summary>The threads started in the measured phase and the runtime's that ran (<see cref="ThreadCensus.Between"/>), null: not measured.</summary>
+    public string? ThreadsInMeasuredPhase { get; init; }
+
     /// <summary>Seconds of the driver's measured phase (<see cref="DriverCollections"/>'s window).</summary>
     public double DriverMeasuredSeconds { get; init; }
 
@@ -162,6 +190,9 @@ internal sealed class RunResult
     /// (null: not measured, the run ended before its warm-up did).
     /// </summary>
     public bool? DriverZeroGc => DriverCollections < 0 || DriverProcessAllocatedBytes < 0 ? null : DriverCollections == 0 && DriverProcessAllocatedBytes == 0;
+
+    /// <summary>The driver's sleeps between its turns (<see cref="OpenLoopDriver.Sleeps"/>).</summary>
+    public long DriverSleeps { get; init; }
 
     /// <summary>The driver's estimated memory: its streamed set, its intended-time window, its runtime (<see cref="JournalSizing.DriverBytes"/>).</summary>
     public long DriverBytes { get; init; }
@@ -303,7 +334,7 @@ internal static class MeasuredRun
         double runSeconds = (schedule.End - schedule.Start) / (double)frequency;
         persister?.StartPolling(service.StatsPath, schedule.Start, TimeSpan.FromSeconds(o.IntervalSeconds),
             (int)Math.Min(10_000_000, ((runSeconds + (3 * o.DrainSeconds) + 60) / o.IntervalSeconds) + 64));
-        var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency);
+        var driver = new OpenLoopDriver(set, sessions, schedule, intended, latency, o.SendTick);
         var sampler = new Sampler(o, schedule, driver, sink, stats, latency, output);
         var samplerThread = new Thread(sampler.Run) { IsBackground = true, Name = "measure-sampler" };
         samplerThread.Start();
@@ -313,6 +344,9 @@ internal static class MeasuredRun
         _ = journalled();
         _ = GcSnapshot.Take();
         _ = RapidFix.Pools.Diagnostics.EngineThreads.TotalAllocatedBytes;
+        _ = RuntimeActivity.Take();
+        _ = OutputThreadsAllocated(service, persister);
+        _ = ThreadCensus.Take();
         // No timer of startup may wake the runtime's timer thread in the measured phase (QuietTimers: Npgsql's
         // stopped command timeouts woke it 300 s after startup, and the thread pool allocated 2,072 bytes); the
         // persister's set-up runs in a child for that. Said when something else schedules one.
@@ -325,9 +359,11 @@ internal static class MeasuredRun
         // Start sending on an empty young generation: what startup allocated (the service's start-up, the sessions,
         // the sampler's histograms, an earlier step's run) is collected now, not while the driver measures.
         Thread.Sleep(20);
+        // Finalizers found by the second collection run now too, not on the finalizer thread inside the phase.
         GC.Collect();
         GC.WaitForPendingFinalizers();
         GC.Collect();
+        GC.WaitForPendingFinalizers();
         var driverThread = new Thread(() => driver.Run(stopRequested)) { Name = "measure-driver", Priority = ThreadPriority.AboveNormal };
         driverThread.Start();
         // The driver's measured phase starts when its warm-up ends: from then on its process must allocate nothing
@@ -339,11 +375,17 @@ internal static class MeasuredRun
         }
 
         GcSnapshot? measuredFrom = null;
-        long mainFrom = 0, sessionsFrom = 0;
+        long mainFrom = 0, sessionsFrom = 0, outputFrom = 0;
+        RuntimeActivity activityFrom = default;
+        ThreadCensus? censusFrom = null;
         if (driverThread.IsAlive)
         {
+            censusFrom = ThreadCensus.Take(); // allocates: just before the window
             persister?.MarkAllocations();
+            driver.MarkAllocations();
             sessionsFrom = RapidFix.Pools.Diagnostics.EngineThreads.TotalAllocatedBytes;
+            outputFrom = OutputThreadsAllocated(service, persister);
+            activityFrom = RuntimeActivity.Take();
             measuredFrom = GcSnapshot.Take();
             mainFrom = GC.GetAllocatedBytesForCurrentThread();
         }
@@ -371,8 +413,11 @@ internal static class MeasuredRun
 
         // The measured phase ends here: everything after it (stopping processes, reading files, the analysis) allocates.
         long mainTo = GC.GetAllocatedBytesForCurrentThread();
-        var measuredTo = GcSnapshot.Take();
         long sessionsTo = RapidFix.Pools.Diagnostics.EngineThreads.TotalAllocatedBytes;
+        long outputTo = OutputThreadsAllocated(service, persister);
+        var activityTo = RuntimeActivity.Take();
+        var measuredTo = GcSnapshot.Take();
+        string? threads = censusFrom is null ? null : ThreadCensus.Between(censusFrom, ThreadCensus.Take());
         if (missingAcks > 0)
         {
             notes.Add($"{missingAcks} acks still missing {o.DrainSeconds:F0} s after the last send");
@@ -495,9 +540,17 @@ internal static class MeasuredRun
             MainAllocatedBytes = measuredFrom is null ? -1 : mainTo - mainFrom,
             LagPollerAllocatedBytes = persister?.PollerAllocated ?? -1,
             SessionThreadsAllocatedBytes = measuredFrom is null ? -1 : sessionsTo - sessionsFrom,
+            OutputThreadsAllocatedBytes = measuredFrom is null ? -1 : outputTo - outputFrom,
+            RuntimeInMeasuredPhase = measuredFrom is null ? null : activityTo - activityFrom,
+            ThreadsInMeasuredPhase = threads,
             DriverBytes = journal.DriverBytes,
+            DriverSleeps = driver.Sleeps,
         };
     }
+
+    // The children's output readers' allocated bytes so far (allocation-free).
+    private static long OutputThreadsAllocated(ServiceProcess service, PersisterRun? persister) =>
+        service.OutputThreadsAllocatedBytes + (persister?.OutputThreadsAllocatedBytes ?? 0);
 
     /// <summary>The growth a queue may show over the steady window: a tenth of a second's messages, at least 1,000.</summary>
     internal static double Tolerance(double rate) => Math.Max(1000, rate * 0.1);

@@ -79,6 +79,9 @@ internal sealed class PersisterRun : IDisposable
     /// <summary>Whether the persister's process has ended.</summary>
     public bool HasExited => _process.HasExited;
 
+    /// <summary>Bytes the threads reading the persister's output have allocated so far (<see cref="ChildOutput.ThreadsAllocatedBytes"/>).</summary>
+    public long OutputThreadsAllocatedBytes => _output?.ThreadsAllocatedBytes ?? 0;
+
     /// <summary>
     /// The lines the persister printed (the first and last 64 KiB, <see cref="ChildOutput"/>): decoded when read, so
     /// read them outside the measured phase.

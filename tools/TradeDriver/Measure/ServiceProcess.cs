@@ -128,6 +128,9 @@ internal sealed partial class ServiceProcess : IDisposable
 
     public bool HasExited => _process.HasExited;
 
+    /// <summary>Bytes the threads reading the service's output have allocated so far (<see cref="ChildOutput.ThreadsAllocatedBytes"/>).</summary>
+    public long OutputThreadsAllocatedBytes => _output?.ThreadsAllocatedBytes ?? 0;
+
     /// <summary>Stops the service with SIGTERM (its clean stop) and waits for it; returns its exit code (-1 when it had to be killed).</summary>
     /// <remarks>
     /// The stop is asked for through the stats file first (<see cref="ServiceStatsPublisher.RequestStop"/>): the

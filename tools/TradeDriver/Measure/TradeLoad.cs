@@ -197,8 +197,16 @@ internal sealed class OpenLoopDriver
     private long _sentByPhaseSteady;
     private long _sentAckable;
     private long _allocated = -1;
+    private bool _marked;
+    private readonly long _tick;
 
-    public OpenLoopDriver(TradeStream set, FixSession[] sessions, OpenLoopSchedule schedule, IntendedTimes intended, LatencyRecorder latency)
+    /// <param name="sendTick">
+    /// The least time the driver sleeps between two turns (<see cref="Run"/>), each turn sending every message due:
+    /// zero (the default) for the old loop (a millisecond's sleep, or <see cref="Thread.Yield"/> within the last
+    /// millisecond before the next message, which kept the thread busy on a whole core); see <see cref="RunOptions.SendTick"/>.
+    /// </param>
+    public OpenLoopDriver(TradeStream set, FixSession[] sessions, OpenLoopSchedule schedule, IntendedTimes intended, LatencyRecorder latency,
+        TimeSpan sendTick = default)
     {
         if (set.Formatted != 0)
         {
@@ -210,7 +218,11 @@ internal sealed class OpenLoopDriver
         _schedule = schedule;
         _intended = intended;
         _latency = latency;
+        _tick = PreciseSleep.Available && sendTick > TimeSpan.Zero ? Math.Max(1, (long)(sendTick.TotalSeconds * schedule.Frequency)) : 0;
     }
+
+    /// <summary>Sleeps between turns taken (<see cref="Run"/>): turns less one, about; 0 before it ends. A turn sends every message then due.</summary>
+    public long Sleeps { get; private set; }
 
     /// <summary>Messages handed to the sessions or refused so far (the next message's index).</summary>
     public long Next => Volatile.Read(ref _next);
@@ -224,8 +236,15 @@ internal sealed class OpenLoopDriver
     /// <summary>Messages sent that the service acks (all but SETs, which it acks only to refuse).</summary>
     public long SentAckable => Interlocked.Read(ref _sentAckable);
 
-    /// <summary>Bytes the driver's thread allocated from the steady part's first send to its last send (<see cref="Run"/>); -1 before it ends.</summary>
+    /// <summary>
+    /// Bytes the driver's thread allocated from <see cref="MarkAllocations"/> (the driver's measured phase starts:
+    /// its warm-up's end), or else from the steady part's first send, to its last send (<see cref="Run"/>); -1 before
+    /// it ends.
+    /// </summary>
     public long AllocatedWhileSending => Interlocked.Read(ref _allocated);
+
+    /// <summary>The measured phase starts now: <see cref="Run"/> counts its thread's allocations from its next turn.</summary>
+    public void MarkAllocations() => Volatile.Write(ref _marked, true);
 
     /// <summary>Whether the whole schedule was sent.</summary>
     public bool Done => Next >= _schedule.Total;
@@ -281,8 +300,12 @@ internal sealed class OpenLoopDriver
 
     /// <summary>
     /// Runs the schedule to its end (or until <paramref name="stop"/>): sends what is due, formats ahead, then sleeps
-    /// a millisecond or yields until the next message is due. The sleep makes bursts of about a millisecond's
-    /// messages; their latencies still count from their own intended times.
+    /// until the next message is due, but at least the send tick (Linux, <see cref="PreciseSleep"/>): at rates above
+    /// one message a tick each turn sends a tick's messages in a burst (the CPU of the driver's thread is then a
+    /// wake-up a tick plus the messages' own work, not a core); below it each message is sent at its time, to a few
+    /// microseconds. Every message's latency still counts from its own intended time (the send lag, a tick at most on
+    /// an idle machine, is in it and in its own row). Without the tick: a millisecond's sleep, or a yield within
+    /// the last millisecond before the next message (the thread stays busy).
     /// </summary>
     [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveOptimization)] // no on-stack replacement of the loop (which allocates a little on this thread)
     public void Run(Func<bool> stop)
@@ -291,9 +314,15 @@ internal sealed class OpenLoopDriver
         SendDue(_schedule.Start - 1); // nothing is due yet: compiles the send path before the count starts
         long steady = _schedule.FirstOf(RunPhase.Steady);
         long allocated = -1;
+        long sleeps = 0;
+        if (_tick > 0)
+        {
+            PreciseSleep.SetThreadTimerSlack(1_000); // a microsecond: the kernel's default is 50
+            PreciseSleep.Sleep(1, _schedule.Frequency); // compiled (and the library loaded) before the count starts
+        }
         while (!Done && !stop())
         {
-            if (allocated < 0 && Next >= steady)
+            if (allocated < 0 && (Volatile.Read(ref _marked) || Next >= steady))
             {
                 // Counted from the end of the warm-up (a session's first send on this thread sets up its own state once).
                 allocated = GC.GetAllocatedBytesForCurrentThread();
@@ -307,7 +336,14 @@ internal sealed class OpenLoopDriver
 
             FormatAhead();
             long wait = _schedule.IntendedTime(Next) - Stopwatch.GetTimestamp();
-            if (wait > _schedule.Frequency / 1000)
+            if (_tick > 0)
+            {
+                // One wake-up a tick at most: what fell due meanwhile goes out together at the next turn.
+                // A tenth of a second at most: a stop request is seen within it at any rate.
+                PreciseSleep.Sleep(Math.Min(Math.Max(wait, _tick), _schedule.Frequency / 10), _schedule.Frequency);
+                sleeps++;
+            }
+            else if (wait > _schedule.Frequency / 1000)
             {
                 Thread.Sleep(1);
             }
@@ -317,6 +353,7 @@ internal sealed class OpenLoopDriver
             }
         }
 
+        Sleeps = sleeps;
         Interlocked.Exchange(ref _allocated, allocated < 0 ? 0 : GC.GetAllocatedBytesForCurrentThread() - allocated);
     }
 }

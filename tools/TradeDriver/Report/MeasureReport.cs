@@ -57,7 +57,7 @@ internal sealed class MeasureReport
             h.Add(("store", $"journal session stores and input journal (write window {r.Sizing.JournalBytes / (1 << 20):N0} MiB, committed at startup; session stores committed at startup), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
                             (r.Persister is { } p ? p.Description : r.PersisterSkipped is { } why ? $"no PostgreSQL persister ({why})" : "no PostgreSQL persister")));
             h.Add(("path", PathLine(r)));
-            h.Add(("driver", string.Create(Inv, $"the set streamed (formatted a little ahead into a fixed ring, nothing held for the run), about {r.DriverBytes / (1 << 20):N0} MiB whatever the run's length; its own GC verdict with the service's, below")));
+            h.Add(("driver", string.Create(Inv, $"the set streamed (formatted a little ahead into a fixed ring, nothing held for the run), about {r.DriverBytes / (1 << 20):N0} MiB whatever the run's length; {SendLine(r)}; its own GC verdict with the service's, below")));
             h.Add(("rates", $"asked {r.Schedule.Rate:N0} messages/s; sent {r.SentPerSecond:N0}/s, achieved (matched) {r.AchievedPerSecond:N0}/s over the steady {r.Schedule.SecondsOf(RunPhase.Steady):F0} s"));
         }
 
@@ -179,6 +179,11 @@ internal sealed class MeasureReport
                (bad is null ? "; no step was unsustainable" : string.Create(Inv, $"; {bad.Offered:N0}/s{(bad.Confirmation ? string.Create(Inv, $" over {mst.ConfirmSeconds:F0} s") : "")} was not: {bad.Why(mst.P99LimitMicros)}"));
     }
 
+    /// <summary>How the driver paced its sends (<see cref="RunOptions.SendTick"/>).</summary>
+    public static string SendLine(RunResult r) => r.Options.SendTick > TimeSpan.Zero && PreciseSleep.Available
+        ? string.Create(Inv, $"it sends in turns at least {r.Options.SendTick.TotalMicroseconds:N0} µs apart ({r.DriverSleeps:N0} turns)")
+        : "it yields between its sends (a busy core)";
+
     /// <summary>The service's GC verdict: the trace's when analyzed, else the service's own phase report.</summary>
     public static string GcLine(RunResult r) => r.Trace is { } tv
         ? string.Create(Inv, $"{tv.Collections?.ToString(Inv) ?? "?"} GCs ({tv.Verdict}, from its trace; the service's own report: {Own(r)})")
@@ -186,14 +191,19 @@ internal sealed class MeasureReport
 
     /// <summary>
     /// The driver's own GC verdict: collections and bytes allocated by its whole process from the warm-up's end to
-    /// the end of the drain, then by its sending thread (steady part), its sampler, its persister-lag poller and its
-    /// sessions' threads (the engine's counters).
+    /// the end of the drain, then by each thread it counts: its sending thread, its run thread, its sampler, its
+    /// persister-lag poller, its sessions' threads (the engine's counters), the threads reading its children's output,
+    /// and what is left, the other threads' (the runtime's own); then what the runtime did in that window (methods
+    /// compiled, thread-pool work items, threads started, its own threads that ran), which names the other threads.
     /// </summary>
     public static string DriverGcLine(RunResult r)
     {
         static string Bytes(long b) => b < 0 ? "?" : b.ToString("N0", Inv);
         string verdict = r.DriverZeroGc switch { true => "PASS", false => "FAIL", null => "not measured (the run ended before its warm-up did)" };
-        return string.Create(Inv, $"{verdict}: {(r.DriverCollections < 0 ? "?" : r.DriverCollections.ToString(Inv))} GCs, {Bytes(r.DriverProcessAllocatedBytes)} bytes allocated by the driver's process over {r.DriverMeasuredSeconds:F1} s from its warm-up's end to the drain's end (sending thread {Bytes(r.DriverAllocatedBytes)} in the steady part, run thread {Bytes(r.MainAllocatedBytes)}, sampler {Bytes(r.SamplerAllocatedBytes)}, persister-lag poller {(r.LagPollerAllocatedBytes < 0 && r.Persister is null ? "none" : Bytes(r.LagPollerAllocatedBytes))}, sessions' threads {Bytes(r.SessionThreadsAllocatedBytes)})");
+        string runtime = r.RuntimeInMeasuredPhase is { } a
+            ? string.Create(Inv, $"; in the phase the runtime compiled {a.JitMethods:N0} methods, ran {a.ThreadPoolWorkItems:N0} thread-pool work items, {a.LockContentions:N0} lock contentions ({r.ThreadsInMeasuredPhase})")
+            : "";
+        return string.Create(Inv, $"{verdict}: {(r.DriverCollections < 0 ? "?" : r.DriverCollections.ToString(Inv))} GCs, {Bytes(r.DriverProcessAllocatedBytes)} bytes allocated by the driver's process over {r.DriverMeasuredSeconds:F1} s from its warm-up's end to the drain's end (sending thread {Bytes(r.DriverAllocatedBytes)}, run thread {Bytes(r.MainAllocatedBytes)}, sampler {Bytes(r.SamplerAllocatedBytes)}, persister-lag poller {(r.LagPollerAllocatedBytes < 0 && r.Persister is null ? "none" : Bytes(r.LagPollerAllocatedBytes))}, sessions' threads {Bytes(r.SessionThreadsAllocatedBytes)}, output readers {Bytes(r.OutputThreadsAllocatedBytes)}, other threads {Bytes(r.OtherThreadsAllocatedBytes)}){runtime}");
     }
 
     /// <summary>The GC count of the continuous phase: the trace's, else the service's report, else the stats file's.</summary>
@@ -290,6 +300,16 @@ internal sealed class MeasureReport
                     samplerAllocatedBytes = r.SamplerAllocatedBytes,
                     lagPollerAllocatedBytes = r.LagPollerAllocatedBytes,
                     sessionThreadsAllocatedBytes = r.SessionThreadsAllocatedBytes,
+                    outputThreadsAllocatedBytes = r.OutputThreadsAllocatedBytes,
+                    otherThreadsAllocatedBytes = r.OtherThreadsAllocatedBytes,
+                    runtimeInMeasuredPhase = r.RuntimeInMeasuredPhase is { } rt ? new
+                    {
+                        jitMethods = rt.JitMethods,
+                        threadPoolWorkItems = rt.ThreadPoolWorkItems,
+                        threadPoolThreads = rt.ThreadPoolThreads,
+                        lockContentions = rt.LockContentions,
+                        threads = r.ThreadsInMeasuredPhase,
+                    } : null,
                     line = DriverGcLine(r),
                 },
                 soak = Soak ? SoakVerdict.Of(r.Intervals, GcCount(r)) : null,
