@@ -1,18 +1,22 @@
 using RapidFix.Engine.Store;
 using RapidFix.StoreCrashHost;
 
-// Usage: RapidFix.StoreCrashHost <journal file> <flush policy> [first seqnum]
+// Usage: RapidFix.StoreCrashHost <journal file> <flush policy> [window bytes]
 // Appends messages first.. (with a target sequence update after each) to a journal store forever, and prints
 // "DURABLE <n>" once message n and its target update are durable. The test kills it with SIGKILL mid-stream.
 if (args.Length < 2)
 {
-    Console.Error.WriteLine("usage: RapidFix.StoreCrashHost <journal file> <EveryMessage|GroupCommit|OsOnly> [first seqnum]");
+    Console.Error.WriteLine("usage: RapidFix.StoreCrashHost <journal file> <EveryMessage|GroupCommit|OsOnly> [window bytes]");
     return 2;
 }
 
 var policy = Enum.Parse<FlushPolicy>(args[1]);
 using var store = JournalMessageStore.Open(
-    new JournalOptions { FilePath = args[0], FlushPolicy = policy, MaxMessages = 4_000_000, MaxBytes = 1 << 30 },
+    new JournalOptions
+    {
+        FilePath = args[0], FlushPolicy = policy, MaxMessages = 4_000_000, MaxBytes = 1 << 30,
+        WindowBytes = args.Length > 2 ? int.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture) : JournalOptions.DefaultWindowBytes,
+    },
     DateTime.UtcNow);
 int seq = store.NextSenderMsgSeqNum;
 Console.WriteLine($"READY {seq}");

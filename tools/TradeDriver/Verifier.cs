@@ -181,11 +181,11 @@ internal static class Verifier
         text.AppendLine("EndTime=00:00:00");
         text.AppendLine("FileStorePath=store");
         text.AppendLine("StoreSyncBeforeSend=Y");
-        text.AppendLine("StoreCommitMemory=Y"); // the stores are sized for the run: commit them at startup, not as they fill
+        text.AppendLine("StoreCommitMemory=Y"); // the stores' write windows: committed at startup, not as they fill
         text.AppendLine("StoreFlushPolicy=OsOnly");
         text.AppendLine("OutboundQueueDepth=65536");
         text.AppendLine($"StoreMaxMessages={perParticipant}");
-        text.AppendLine($"StoreMaxBytes={Math.Min(Array.MaxLength, perParticipant * 600)}");
+        text.AppendLine($"StoreMaxBytes={perParticipant * 600}"); // the files' bound: memory is StoreWindowBytes
         foreach (var p in participants)
         {
             text.AppendLine("[SESSION]");

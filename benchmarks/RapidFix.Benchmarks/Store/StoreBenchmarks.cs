@@ -7,15 +7,20 @@ namespace RapidFix.Benchmarks.Store;
 /// Message store hot paths: append (express, and journal under group commit) and range reads for resends.
 /// Each invocation appends <see cref="Batch"/> messages, so results are per message.
 /// </summary>
+[MemoryDiagnoser]
 public class StoreBenchmarks
 {
     private const int Batch = 1000;
     private const int StoredForReads = 10_000;
+    private const int StoredInFile = 50_000;
 
     private readonly byte[] _message = new byte[200];
     private MemoryMessageStore _express = null!;
     private JournalMessageStore _journal = null!;
     private JournalMessageStore _journalForReads = null!;
+    private JournalMessageStore _windowed = null!;
+    private JournalMessageStore _windowedForReads = null!;
+    private int _windowedSeq;
     private JournalAppender _appender = null!;
     private int _appenderSeq;
     private string _directory = null!;
@@ -36,6 +41,17 @@ public class StoreBenchmarks
         {
             _journalForReads.Append(seq, _message);
         }
+
+        // The write window: 1 MiB of journal in memory, the rest in the file (about 10 MiB for the reads' store).
+        _windowed = JournalMessageStore.Open(new JournalOptions { FilePath = Path.Combine(_directory, "windowed.journal"), MaxMessages = 1_000_000, MaxBytes = 512 << 20, WindowBytes = 1 << 20, CommitMemory = true }, now);
+        _windowedForReads = JournalMessageStore.Open(new JournalOptions { FilePath = Path.Combine(_directory, "windowed-reads.journal"), MaxMessages = 1_000_000, MaxBytes = 512 << 20, WindowBytes = 1 << 20, CommitMemory = true }, now);
+        for (int seq = 1; seq <= StoredInFile; seq++)
+        {
+            _windowedForReads.Append(seq, _message);
+            _windowedForReads.SetNextTargetMsgSeqNum(seq + 1);
+        }
+
+        _windowedForReads.Flush();
     }
 
     [GlobalCleanup]
@@ -44,6 +60,8 @@ public class StoreBenchmarks
         _express.Dispose();
         _journal.Dispose();
         _journalForReads.Dispose();
+        _windowed.Dispose();
+        _windowedForReads.Dispose();
         _appender.Dispose();
         Directory.Delete(_directory, recursive: true);
     }
@@ -112,6 +130,36 @@ public class StoreBenchmarks
     {
         var handler = default(ByteCounter);
         _journalForReads.ReadRange(4_000, 4_099, ref handler);
+        return handler.Bytes;
+    }
+
+    /// <summary>
+    /// The journal store with a 1 MiB write window (wrapped every five batches): append a batch, then wait until it is
+    /// on disk, which frees its window space.
+    /// </summary>
+    [Benchmark(OperationsPerInvoke = Batch)]
+    public bool WindowedAppendDurable()
+    {
+        if (_windowedSeq > 900_000)
+        {
+            _windowed.Reset(DateTime.UnixEpoch);
+            _windowedSeq = 0;
+        }
+
+        for (int i = 0; i < Batch; i++)
+        {
+            _windowed.Append(++_windowedSeq, _message);
+        }
+
+        return _windowed.WaitForDurable(_windowed.WrittenPosition, Timeout.InfiniteTimeSpan);
+    }
+
+    /// <summary>A resend of 100 messages out of 50,000 that the 1 MiB window no longer holds: checkpoints, then positioned reads of the file.</summary>
+    [Benchmark]
+    public long RangeRead100FromFile()
+    {
+        var handler = default(ByteCounter);
+        _windowedForReads.ReadRange(4_000, 4_099, ref handler);
         return handler.Bytes;
     }
 

@@ -216,9 +216,11 @@ public static class SettingKeys
     public const string StoreFlushMaxDelayMicroseconds = "StoreFlushMaxDelayMicroseconds";
     /// <summary>StoreMaxMessages: Sent messages the store indexes per generation (between resets).</summary>
     public const string StoreMaxMessages = "StoreMaxMessages";
-    /// <summary>StoreMaxBytes: Bytes of journal (messages and sequence records) the store holds per generation.</summary>
+    /// <summary>StoreMaxBytes: Bytes of journal (messages and sequence records) the store holds per generation: the express store's memory (at most 2147483591), the journal store's file (its memory is StoreWindowBytes).</summary>
     public const string StoreMaxBytes = "StoreMaxBytes";
-    /// <summary>StoreCommitMemory: Commit the journal store's memory (touch every page of its StoreMaxBytes buffer and its index) when it is opened, so resident memory is reached at startup and does not grow as the store fills.</summary>
+    /// <summary>StoreWindowBytes: Journal store: bytes of the journal kept in memory (a write window of its last bytes, at most StoreMaxBytes), which serves recent resends; older messages are read from the file.</summary>
+    public const string StoreWindowBytes = "StoreWindowBytes";
+    /// <summary>StoreCommitMemory: Commit the journal store's memory (touch every page of its window, index and read buffer) when it is opened, so resident memory is reached at startup instead of growing to the window as the store fills.</summary>
     public const string StoreCommitMemory = "StoreCommitMemory";
     /// <summary>StoreSyncBeforeSend: Hold every stored message until the journal says it is durable before it goes on the wire: the counterparty never sees a message a crash could lose (adds the flush latency to each send).</summary>
     public const string StoreSyncBeforeSend = "StoreSyncBeforeSend";

@@ -70,6 +70,15 @@ public abstract class SettingsView
         return (int)parsed;
     }
 
+    /// <summary>The value of <paramref name="key"/> as a long; a <see cref="ConfigurationException"/> naming the line when it is not one.</summary>
+    public long GetLong(string key)
+    {
+        var value = Require(key);
+        var definition = SettingsCatalogue.Find(key);
+        Check(key, value, SettingValues.TryParseInteger(value.Value, definition?.Min ?? long.MinValue, definition?.Max ?? long.MaxValue, out long parsed));
+        return parsed;
+    }
+
     /// <summary>The value of <paramref name="key"/> as Y/N; a <see cref="ConfigurationException"/> naming the line when it is neither.</summary>
     public bool GetBool(string key)
     {

@@ -94,8 +94,9 @@ public interface IMessageStore : IDisposable
     /// The stored messages with <paramref name="beginSeqNum"/> &lt;= MsgSeqNum &lt;= <paramref name="endSeqNum"/>
     /// (0 for "through the last", as in ResendRequest), in order, to enumerate with foreach. Sequence numbers with
     /// no stored message (never sent, or not persisted) are absent: the caller gap-fills them. The range is valid
-    /// until the next write to the store. <see cref="MessageStoreExtensions.ReadRange{THandler}"/> hands the same
-    /// messages to a struct handler.
+    /// until the next write to the store, and each message's bytes until the enumeration moves on (the journal store
+    /// reads what its window no longer holds from the file, into one buffer).
+    /// <see cref="MessageStoreExtensions.ReadRange{THandler}"/> hands the same messages to a struct handler.
     /// </summary>
     StoredMessageRange GetRange(int beginSeqNum, int endSeqNum);
 

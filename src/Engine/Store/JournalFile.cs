@@ -135,33 +135,31 @@ internal static partial class JournalFile
         };
     }
 
-    /// <summary>Reads [from, to) of the file.</summary>
-    public static byte[] ReadRange(FileStream file, long from, long to)
-    {
-        var bytes = new byte[checked((int)(to - from))];
-        int done = 0;
-        while (done < bytes.Length)
-        {
-            int read = RandomAccess.Read(file.SafeFileHandle, bytes.AsSpan(done), from + done);
-            if (read == 0)
-            {
-                throw new StoreException($"the journal {file.Name} shrank while it was being read");
-            }
-
-            done += read;
-        }
-
-        return bytes;
-    }
-
-    /// <summary>Writes the file header and <paramref name="records"/> to a new file that atomically replaces <paramref name="path"/>.</summary>
-    public static void Rewrite(string path, ReadOnlySpan<byte> records)
+    /// <summary>
+    /// Writes the file header and the bytes [<paramref name="from"/>, <paramref name="to"/>) of <paramref name="source"/>
+    /// to a new file that atomically replaces <paramref name="path"/>, a MiB at a time (startup: a generation may be
+    /// far larger than memory).
+    /// </summary>
+    public static void RewriteTail(string path, Microsoft.Win32.SafeHandles.SafeFileHandle source, long from, long to)
     {
         string temporary = path + ".rewrite";
+        var buffer = new byte[1 << 20];
         using (var rewrite = new FileStream(temporary, FileMode.Create, FileAccess.Write, FileShare.None, bufferSize: 0))
         {
             RandomAccess.Write(rewrite.SafeFileHandle, JournalFormat.FileMagic, 0);
-            RandomAccess.Write(rewrite.SafeFileHandle, records, JournalFormat.FileHeaderSize);
+            long at = from;
+            while (at < to)
+            {
+                int read = RandomAccess.Read(source, buffer.AsSpan(0, (int)Math.Min(buffer.Length, to - at)), at);
+                if (read <= 0)
+                {
+                    throw new StoreException($"the journal {path} shrank while it was being compacted");
+                }
+
+                RandomAccess.Write(rewrite.SafeFileHandle, buffer.AsSpan(0, read), JournalFormat.FileHeaderSize + (at - from));
+                at += read;
+            }
+
             rewrite.Flush(flushToDisk: true);
         }
 

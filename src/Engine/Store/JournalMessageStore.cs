@@ -1,24 +1,34 @@
 namespace RapidFix.Engine.Store;
 
 /// <summary>
-/// The recoverable store: an append-only journal on disk mirrored by an in-memory image of the current generation
-/// (which serves range reads). Writes are encoded once, into the image; the bytes written to the file are those
-/// same bytes, at file offset = position.
+/// The recoverable store: an append-only journal on disk of which only a write window is kept in memory. Writes are
+/// encoded once, into the window (a ring at offset position mod its length); the bytes written to the file are those
+/// same bytes, at file offset = position. Resends are served from the window when the messages are still in it and
+/// from the file (positioned reads into a buffer made at open) when they are older.
 /// </summary>
 /// <remarks>
 /// <para>Under <see cref="FlushPolicy.GroupCommit"/> and <see cref="FlushPolicy.OsOnly"/> a dedicated flusher thread
 /// writes everything pending in one write (plus one fsync under group commit) and then advances
-/// <see cref="DurablePosition"/>; the session thread never waits for the disk unless it asks to
-/// (<see cref="WaitForDurable"/>, <see cref="Flush"/>, <see cref="Reset"/>). Under <see cref="FlushPolicy.EveryMessage"/>
-/// each write is written and fsynced before the call returns.</para>
+/// <see cref="DurablePosition"/>, which frees window space; the session thread never waits for the disk unless it
+/// asks to (<see cref="WaitForDurable"/>, <see cref="Flush"/>, <see cref="Reset"/>) or the disk is a whole window
+/// behind (an append then waits for room, counted in <see cref="WindowWaits"/>, and is refused with
+/// <see cref="StoreWriteStatus.JournalFull"/> if none comes). Under <see cref="FlushPolicy.EveryMessage"/> each write
+/// is written and fsynced before the call returns.</para>
+/// <para>Memory is sized at open whatever the journal's length: the window (<see cref="JournalOptions.WindowBytes"/>,
+/// at most the generation's bound), an index of the most recent messages, checkpoints into the file for older ones,
+/// and the read buffer; committed then with <see cref="JournalOptions.CommitMemory"/>, else as first written, so
+/// resident memory grows to the window and stays there (docs/store.md).</para>
 /// <para>Opening recovers: torn records at the end are cut off, older generations are compacted away, and the state
-/// is rebuilt by replaying the current generation (see <see cref="Recovery"/>). The file is locked so that only one
-/// process uses it. A failed disk write stops the store: it keeps what was durable, refuses further writes with
-/// <see cref="StoreWriteStatus.Faulted"/> and reports the error in <see cref="Fault"/>.</para>
+/// is rebuilt by replaying the current generation from the file (see <see cref="Recovery"/>). The file is locked so
+/// that only one process uses it. A failed disk write stops the store: it keeps what was durable, refuses further
+/// writes with <see cref="StoreWriteStatus.Faulted"/> and reports the error in <see cref="Fault"/>.</para>
 /// </remarks>
 public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
 {
-    private readonly MessageLog _log;
+    /// <summary>The longest an append waits for the flusher to free window space before it is refused (JournalFull).</summary>
+    internal static readonly TimeSpan WindowWaitTimeout = TimeSpan.FromSeconds(10);
+
+    private readonly StoreWindow _log;
     private readonly FlushPolicy _policy;
     private readonly GroupCommitFlusher _flusher;
     private bool _disposed;
@@ -31,8 +41,9 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
     private long _journalFull;
     private long _invalid;
     private long _faulted;
+    private long _windowWaits;
 
-    private JournalMessageStore(JournalOptions options, MessageLog log, FileStream file, RecoveryReport report)
+    private JournalMessageStore(JournalOptions options, StoreWindow log, FileStream file, RecoveryReport report)
     {
         _log = log;
         _policy = options.FlushPolicy;
@@ -40,7 +51,17 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
         FilePath = options.FilePath;
         _flusher = new GroupCommitFlusher(this, file, options.FlushPolicy, options.MaxBatch, options.MaxDelay, "rapidfix-journal-flusher",
             log.WrittenPosition);
+        log.Attach(file.SafeFileHandle, _flusher);
     }
+
+    /// <summary>Bytes of the in-memory write window (<see cref="JournalOptions.WindowBytes"/>, at most the generation's bound).</summary>
+    public int WindowBytes => _log.RingBytes;
+
+    /// <summary>Messages the in-memory index holds (the most recent ones; older ones are found through the file).</summary>
+    public int IndexCapacity => _log.IndexCapacity;
+
+    /// <summary>Appends and sequence writes that found the window full (the disk a window behind) and waited for the flusher.</summary>
+    public long WindowWaits => Volatile.Read(ref _windowWaits);
 
     /// <summary>The journal file.</summary>
     public string FilePath { get; }
@@ -92,10 +113,21 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
         ArgumentException.ThrowIfNullOrEmpty(options.FilePath);
         ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxBatch);
         ArgumentOutOfRangeException.ThrowIfNegative(options.MaxDelay.Ticks);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxMessages);
+        ArgumentOutOfRangeException.ThrowIfNegativeOrZero(options.MaxMessageBytes);
+        long maxBytes = options.GenerationBytes;
+        ArgumentOutOfRangeException.ThrowIfLessThan(maxBytes, (long)JournalFormat.GenerationRecordSize, nameof(options.MaxBytes));
+        ArgumentOutOfRangeException.ThrowIfLessThan(options.WindowBytes, JournalFormat.GenerationRecordSize);
 
         string path = Path.GetFullPath(options.FilePath);
         Directory.CreateDirectory(Path.GetDirectoryName(path)!);
-        var log = new MessageLog(options.MaxMessages, options.MaxBytes, computeCrc: true, commitMemory: options.CommitMemory);
+        // Memory, all fixed here: the window (no larger than a generation can be), a read buffer for what the window
+        // no longer holds (room for the largest message, 1 MiB at least, so file scans read many records at a time),
+        // and an index of the most recent messages (one entry per 64 bytes of window, at least 1,024).
+        int ring = (int)Math.Min(options.WindowBytes, maxBytes);
+        int read = (int)Math.Min(ring, Math.Max(1L << 20, JournalFormat.MessageRecordSize(options.MaxMessageBytes)));
+        int index = (int)Math.Min(options.MaxMessages, Math.Max(1024, ring / 64));
+        var log = new StoreWindow(ring, read, index, options.MaxMessages, maxBytes, options.CommitMemory);
         var file = JournalFile.OpenExclusive(path);
         try
         {
@@ -108,7 +140,7 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
                 log.AppendGeneration(1, creationTimeUtc.Ticks);
                 file.SetLength(0);
                 RandomAccess.Write(file.SafeFileHandle, JournalFormat.FileMagic, 0);
-                RandomAccess.Write(file.SafeFileHandle, log.Slice(log.BasePosition, log.WrittenPosition), log.BasePosition);
+                log.WriteTo(file.SafeFileHandle, JournalFormat.FileHeaderSize, log.WrittenPosition);
                 file.Flush(flushToDisk: true);
                 JournalFile.SyncDirectory(Path.GetDirectoryName(path)!);
                 var created = new RecoveryReport(path, true, 1, 0, 0, original, original > 0 ? scan.StopReason ?? "no complete generation record" : null, 0);
@@ -121,20 +153,35 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
                 file.Flush(flushToDisk: true);
             }
 
-            byte[] generation = JournalFile.ReadRange(file, scan.LastGenerationOffset, scan.ValidEnd);
-            long compacted = scan.LastGenerationOffset - JournalFormat.FileHeaderSize;
+            // Replay first, from the file: a generation too large for the configured capacity fails here, before the
+            // file is rewritten.
+            log.BeginRecovery(file.SafeFileHandle, scan.ValidEnd);
+            using (var reader = JournalReader.Over(path, file.SafeFileHandle, scan.LastGenerationOffset))
+            {
+                while (reader.Offset < scan.ValidEnd)
+                {
+                    long position = reader.Offset;
+                    if (reader.TryRead(out var record) != JournalReadStatus.Record)
+                    {
+                        throw new StoreException($"the journal {path} changed while it was being opened (offset {position})");
+                    }
 
-            // Replay first: a generation too large for the configured capacity fails here, before the file is touched.
-            log.Load(generation, JournalFormat.FileHeaderSize);
+                    log.Replay(position, record.Body);
+                }
+            }
+
+            long compacted = scan.LastGenerationOffset - JournalFormat.FileHeaderSize;
             if (compacted > 0)
             {
                 // Older generations are dead weight: rewrite the file as header + current generation.
-                JournalFile.Rewrite(path, generation);
+                JournalFile.RewriteTail(path, file.SafeFileHandle, scan.LastGenerationOffset, scan.ValidEnd);
                 var reopened = JournalFile.OpenExclusive(path);
                 file.Dispose();
                 file = reopened;
+                log.Rebase(-compacted);
             }
 
+            log.LoadRing(file.SafeFileHandle);
             var report = new RecoveryReport(path, false, log.Generation, log.Count, scan.Records,
                 original - scan.ValidEnd, scan.ValidEnd < original ? scan.StopReason : null, compacted);
             return new JournalMessageStore(options, log, file, report);
@@ -157,6 +204,11 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
 
         var status = _log.CanAppend(seqNum, message.Length);
         if (status != StoreWriteStatus.Ok)
+        {
+            return CountRejection(status);
+        }
+
+        if (!MakeRoom(JournalFormat.MessageRecordSize(message.Length), out status))
         {
             return CountRejection(status);
         }
@@ -185,12 +237,10 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
             return CountRejection(StoreWriteStatus.Faulted);
         }
 
-        lock (_flusher.Gate)
-        {
-            long generation = _log.Generation + 1;
-            _log.Clear(_log.WrittenPosition);
-            _log.AppendGeneration(generation, creationTimeUtc.Ticks);
-        }
+        // Everything is durable now, so the whole window is free for the new generation's record.
+        long generation = _log.Generation + 1;
+        _log.Clear(_log.WrittenPosition);
+        _log.AppendGeneration(generation, creationTimeUtc.Ticks);
 
         return Publish();
     }
@@ -239,6 +289,11 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
             return CountRejection(status);
         }
 
+        if (!MakeRoom(JournalFormat.SequenceRecordSize, out status))
+        {
+            return CountRejection(status);
+        }
+
         _log.AppendSequence(type, value);
         _sequenceUpdates++;
         return Publish();
@@ -249,7 +304,31 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
         _flusher.Publish(_log.WrittenPosition) ? StoreWriteStatus.Ok : CountRejection(StoreWriteStatus.Faulted);
 
     void IJournalFlushSource.WriteRange(Microsoft.Win32.SafeHandles.SafeFileHandle file, long from, long upTo) =>
-        RandomAccess.Write(file, _log.Slice(from, upTo), from);
+        _log.WriteTo(file, from, upTo);
+
+    /// <summary>
+    /// Makes sure a record of <paramref name="size"/> bytes fits the window's free part: the bytes it would overwrite
+    /// must be durable. When they are not (the disk is a window behind), waits for the flusher, counted; false, with
+    /// JournalFull (or Faulted), when no room came. Nothing not yet durable is ever overwritten.
+    /// </summary>
+    private bool MakeRoom(int size, out StoreWriteStatus status)
+    {
+        status = StoreWriteStatus.Ok;
+        long needed = _log.DurableNeededFor(size);
+        if (needed <= _flusher.Durable)
+        {
+            return true;
+        }
+
+        _windowWaits++;
+        if (_flusher.WaitForDurable(needed, WindowWaitTimeout))
+        {
+            return true;
+        }
+
+        status = _flusher.Fault is null ? StoreWriteStatus.JournalFull : StoreWriteStatus.Faulted;
+        return false;
+    }
 
     private StoreWriteStatus CountRejection(StoreWriteStatus status)
     {

@@ -37,14 +37,41 @@ public sealed record JournalOptions
     /// <summary>Sent messages held per generation (StoreMaxMessages).</summary>
     public int MaxMessages { get; init; } = 1_000_000;
 
-    /// <summary>Journal bytes held per generation, records included (StoreMaxBytes).</summary>
+    /// <summary>
+    /// Journal bytes one generation may hold, records included (StoreMaxBytes up to 2 GiB; see
+    /// <see cref="MaxGenerationBytes"/> for more). A bound on the file, not on memory: past it a write is refused
+    /// with JournalFull.
+    /// </summary>
     public int MaxBytes { get; init; } = 256 << 20;
 
     /// <summary>
-    /// Touch every page of the buffer and the index when the store is opened (StoreCommitMemory), so resident memory
-    /// is reached at startup instead of growing as the store fills.
+    /// Journal bytes one generation may hold when more than <see cref="MaxBytes"/> can say (StoreMaxBytes, which may
+    /// exceed 2 GiB for the journal store); 0 (the default): <see cref="MaxBytes"/>.
+    /// </summary>
+    public long MaxGenerationBytes { get; init; }
+
+    /// <summary>
+    /// Bytes of the in-memory write window (StoreWindowBytes, default 16 MiB): the journal's last bytes, which serve
+    /// resends from memory; older messages are read from the file. Allocated pinned at open (committed then with
+    /// <see cref="CommitMemory"/>); at most the generation's bound is used. Records not yet durable can never take more than this.
+    /// </summary>
+    public int WindowBytes { get; init; } = DefaultWindowBytes;
+
+    /// <summary>The default <see cref="WindowBytes"/>: 16 MiB.</summary>
+    public const int DefaultWindowBytes = 16 << 20;
+
+    /// <summary>The largest message the store must take (MaxMessageSize): the read buffer made at open holds at least one.</summary>
+    public int MaxMessageBytes { get; init; } = 64 << 10;
+
+    /// <summary>
+    /// Touch every page of the window, the index and the read buffer when the store is opened (StoreCommitMemory), so
+    /// resident memory is reached at startup; without it pages are committed as they are first written, and resident
+    /// memory grows to the window (the journal's file grows; the window does not) and stays there.
     /// </summary>
     public bool CommitMemory { get; init; }
+
+    /// <summary>The generation's bound in bytes: <see cref="MaxGenerationBytes"/> when set, else <see cref="MaxBytes"/>.</summary>
+    internal long GenerationBytes => MaxGenerationBytes > 0 ? MaxGenerationBytes : MaxBytes;
 }
 
 /// <summary>What opening a journal found and did.</summary>

@@ -33,6 +33,9 @@ public readonly ref struct JournalRecordView
 
     internal JournalRecordView(ReadOnlySpan<byte> body) => _body = body;
 
+    /// <summary>The record's body: its type byte, then its payload.</summary>
+    internal ReadOnlySpan<byte> Body => _body;
+
     /// <summary>Whether this record starts a generation (<see cref="GenerationNumber"/>).</summary>
     public bool IsGeneration => _body[0] == (byte)RecordType.Generation;
 

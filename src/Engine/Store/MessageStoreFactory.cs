@@ -17,17 +17,25 @@ public static class MessageStoreFactory
         return Path.Combine(settings.GetString(SettingKeys.FileStorePath), settings.SessionId.ToFileName() + ".journal");
     }
 
-    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreCommitMemory).</summary>
-    public static JournalOptions JournalOptions(SessionSettings settings) => new()
+    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreWindowBytes, MaxMessageSize, StoreCommitMemory).</summary>
+    public static JournalOptions JournalOptions(SessionSettings settings)
     {
-        FilePath = JournalPath(settings),
-        FlushPolicy = Enum.Parse<FlushPolicy>(settings.GetChoice(SettingKeys.StoreFlushPolicy)),
-        MaxBatch = settings.GetInt(SettingKeys.StoreFlushMaxBatch),
-        MaxDelay = settings.GetTimeSpan(SettingKeys.StoreFlushMaxDelayMicroseconds),
-        MaxMessages = settings.GetInt(SettingKeys.StoreMaxMessages),
-        MaxBytes = settings.GetInt(SettingKeys.StoreMaxBytes),
-        CommitMemory = settings.GetBool(SettingKeys.StoreCommitMemory),
-    };
+        ArgumentNullException.ThrowIfNull(settings);
+        long maxBytes = settings.GetLong(SettingKeys.StoreMaxBytes);
+        return new()
+        {
+            FilePath = JournalPath(settings),
+            FlushPolicy = Enum.Parse<FlushPolicy>(settings.GetChoice(SettingKeys.StoreFlushPolicy)),
+            MaxBatch = settings.GetInt(SettingKeys.StoreFlushMaxBatch),
+            MaxDelay = settings.GetTimeSpan(SettingKeys.StoreFlushMaxDelayMicroseconds),
+            MaxMessages = settings.GetInt(SettingKeys.StoreMaxMessages),
+            MaxBytes = (int)Math.Min(maxBytes, int.MaxValue),
+            MaxGenerationBytes = maxBytes,
+            WindowBytes = settings.GetInt(SettingKeys.StoreWindowBytes),
+            MaxMessageBytes = settings.GetInt(SettingKeys.MaxMessageSize),
+            CommitMemory = settings.GetBool(SettingKeys.StoreCommitMemory),
+        };
+    }
 
     /// <summary>
     /// The store for a session: a journal when StoreType=journal, or when StoreType is absent and FileStorePath is
@@ -45,6 +53,13 @@ public static class MessageStoreFactory
             return JournalMessageStore.Open(JournalOptions(settings), creationTimeUtc);
         }
 
-        return new MemoryMessageStore(settings.GetInt(SettingKeys.StoreMaxMessages), settings.GetInt(SettingKeys.StoreMaxBytes), creationTimeUtc);
+        // The express store keeps its generation in one array: StoreMaxBytes is its memory, at most the largest array.
+        long bytes = settings.GetLong(SettingKeys.StoreMaxBytes);
+        if (bytes > Array.MaxLength && settings.TryGetValue(SettingKeys.StoreMaxBytes, out var value))
+        {
+            throw settings.Error(SettingKeys.StoreMaxBytes, value, $"is more than the express store can hold in memory ({Array.MaxLength} bytes, the largest array .NET allocates); the journal store (FileStorePath) keeps only StoreWindowBytes in memory");
+        }
+
+        return new MemoryMessageStore(settings.GetInt(SettingKeys.StoreMaxMessages), (int)bytes, creationTimeUtc);
     }
 }

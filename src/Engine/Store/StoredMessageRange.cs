@@ -12,17 +12,20 @@ public readonly ref struct StoredMessage
     /// <summary>The message's MsgSeqNum.</summary>
     public int SeqNum { get; }
 
-    /// <summary>The message as it was sent (valid until the store is next written).</summary>
+    /// <summary>The message as it was sent (valid until the enumeration moves on, or the store is read or written again).</summary>
     public ReadOnlySpan<byte> Bytes { get; }
 }
 
 /// <summary>
 /// Stored messages in a MsgSeqNum range, to enumerate with foreach (allocation-free; valid until the store's next
-/// write). Obtained from <see cref="IMessageStore.GetRange"/>.
+/// write). Obtained from <see cref="IMessageStore.GetRange"/>. Each message's bytes are valid until the enumeration
+/// moves on: the journal store reads messages its window no longer holds from the file, into one buffer.
 /// </summary>
 public readonly struct StoredMessageRange
 {
     private readonly MessageLog? _log;
+    private readonly StoreWindow? _window;
+    private readonly WindowCursor _cursor;
     private readonly int _first;
     private readonly int _lastSeqNum;
 
@@ -33,8 +36,15 @@ public readonly struct StoredMessageRange
         _lastSeqNum = endSeqNum <= 0 ? int.MaxValue : endSeqNum;
     }
 
+    internal StoredMessageRange(StoreWindow window, int beginSeqNum, int endSeqNum)
+    {
+        _window = window;
+        _lastSeqNum = endSeqNum <= 0 ? int.MaxValue : endSeqNum;
+        _cursor = window.StartCursor(Math.Max(1, beginSeqNum), _lastSeqNum);
+    }
+
     /// <summary>Enumerates the range in sequence order, without allocating.</summary>
-    public Enumerator GetEnumerator() => new(_log, _first, _lastSeqNum);
+    public Enumerator GetEnumerator() => new(_log, _window, _cursor, _first, _lastSeqNum);
 
     /// <summary>Hands each message to <paramref name="handler"/> until it returns false; returns how many it was given.</summary>
     public int Read<THandler>(ref THandler handler)
@@ -57,22 +67,33 @@ public readonly struct StoredMessageRange
     public ref struct Enumerator
     {
         private readonly MessageLog? _log;
+        private readonly StoreWindow? _window;
         private readonly int _lastSeqNum;
+        private WindowCursor _cursor;
         private int _index;
+        private int _seqNum;
+        private ReadOnlySpan<byte> _bytes;
 
-        internal Enumerator(MessageLog? log, int first, int lastSeqNum)
+        internal Enumerator(MessageLog? log, StoreWindow? window, WindowCursor cursor, int first, int lastSeqNum)
         {
             _log = log;
+            _window = window;
+            _cursor = cursor;
             _lastSeqNum = lastSeqNum;
             _index = first - 1;
         }
 
         /// <summary>The message at the current position.</summary>
-        public readonly StoredMessage Current => new(_log!.SeqNumAt(_index), _log.MessageAt(_index));
+        public readonly StoredMessage Current => _window is not null ? new(_seqNum, _bytes) : new(_log!.SeqNumAt(_index), _log.MessageAt(_index));
 
         /// <summary>Moves to the next stored message; false at the end of the range.</summary>
         public bool MoveNext()
         {
+            if (_window is not null)
+            {
+                return _window.Next(ref _cursor, out _seqNum, out _bytes);
+            }
+
             if (_log is null)
             {
                 return false;

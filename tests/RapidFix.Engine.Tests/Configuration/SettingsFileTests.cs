@@ -151,7 +151,8 @@ public sealed class SettingsFileTests
     [InlineData("TimeStampPrecision=Picosecond", "TimeStampPrecision", "not one of")]
     [InlineData("MaxLatency=", "MaxLatency", "empty")]
     [InlineData("StoreMaxMessages=1", "StoreMaxMessages", "out of range")]
-    [InlineData("StoreMaxBytes=2147483646", "StoreMaxBytes", "out of range")]
+    [InlineData("StoreMaxBytes=281474976710657", "StoreMaxBytes", "out of range")]
+    [InlineData("StoreWindowBytes=4096", "StoreWindowBytes", "out of range")]
     public void Invalid_values_are_errors_naming_file_line_and_key(string entry, string key, string reason)
     {
         string text = Acceptor + "\n" + entry + "\n";

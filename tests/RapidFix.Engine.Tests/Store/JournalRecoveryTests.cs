@@ -291,6 +291,7 @@ public sealed class JournalRecoveryTests : IDisposable
             FlushPolicy = FlushPolicy.OsOnly,
             MaxMessages = 1_000,
             MaxBytes = Array.MaxLength,
+            WindowBytes = Array.MaxLength, // the window as large as it can be: the same array, touched the same way
             CommitMemory = true,
         }, Created))
         {

@@ -18,7 +18,7 @@ public sealed class StoreCrashTests : IDisposable
     private sealed record Run(int FirstSeqNum, List<int> Durable);
 
     /// <summary>Starts the writer, waits for <paramref name="acknowledgements"/> durable reports, kills it, and returns what it reported.</summary>
-    private static Run WriteUntilKilled(string journal, FlushPolicy policy, int acknowledgements)
+    private static Run WriteUntilKilled(string journal, FlushPolicy policy, int acknowledgements, int window)
     {
         string host = Path.Combine(AppContext.BaseDirectory, "RapidFix.StoreCrashHost.dll");
         Assert.True(File.Exists(host), $"crash host not built: {host}");
@@ -28,7 +28,7 @@ public sealed class StoreCrashTests : IDisposable
             RedirectStandardError = true,
             UseShellExecute = false,
         };
-        foreach (var argument in new[] { "exec", host, journal, policy.ToString() })
+        foreach (var argument in new[] { "exec", host, journal, policy.ToString(), window.ToString(System.Globalization.CultureInfo.InvariantCulture) })
         {
             start.ArgumentList.Add(argument);
         }
@@ -82,9 +82,9 @@ public sealed class StoreCrashTests : IDisposable
     }
 
     /// <summary>Checks the journal against what the writers reported; returns the last message it holds.</summary>
-    private static int Verify(string journal, IReadOnlyList<int> acknowledged)
+    private static int Verify(string journal, IReadOnlyList<int> acknowledged, int window)
     {
-        using var store = JournalMessageStore.Open(new JournalOptions { FilePath = journal, MaxMessages = 4_000_000, MaxBytes = 1 << 30 }, DateTime.UtcNow);
+        using var store = JournalMessageStore.Open(new JournalOptions { FilePath = journal, MaxMessages = 4_000_000, MaxBytes = 1 << 30, WindowBytes = window }, DateTime.UtcNow);
         var handler = CollectingHandler.Create();
         store.ReadRange(1, 0, ref handler);
         var recovered = handler.Messages;
@@ -100,22 +100,25 @@ public sealed class StoreCrashTests : IDisposable
     }
 
     [Theory]
-    [InlineData(FlushPolicy.GroupCommit, 3000)]
-    [InlineData(FlushPolicy.EveryMessage, 300)]
-    [InlineData(FlushPolicy.OsOnly, 3000)]
-    public void Acknowledged_messages_survive_a_kill_and_sequence_numbers_resume(FlushPolicy policy, int acknowledgements)
+    [InlineData(FlushPolicy.GroupCommit, 3000, JournalOptions.DefaultWindowBytes)]
+    [InlineData(FlushPolicy.EveryMessage, 300, JournalOptions.DefaultWindowBytes)]
+    [InlineData(FlushPolicy.OsOnly, 3000, JournalOptions.DefaultWindowBytes)]
+    // A 64 KiB window: the journal is many windows long at the kill, so recovery and the verdict read it from the file.
+    [InlineData(FlushPolicy.GroupCommit, 3000, 65536)]
+    [InlineData(FlushPolicy.OsOnly, 3000, 65536)]
+    public void Acknowledged_messages_survive_a_kill_and_sequence_numbers_resume(FlushPolicy policy, int acknowledgements, int window)
     {
         string journal = _directory.File("crash.journal");
 
-        var first = WriteUntilKilled(journal, policy, acknowledgements);
+        var first = WriteUntilKilled(journal, policy, acknowledgements, window);
         Assert.Equal(1, first.FirstSeqNum);
         Assert.Equal(Enumerable.Range(1, first.Durable.Count), first.Durable); // reported in order, none skipped
-        int lastAfterFirst = Verify(journal, first.Durable);
+        int lastAfterFirst = Verify(journal, first.Durable, window);
 
         // A second writer resumes right after what the journal holds, and is killed in turn.
-        var second = WriteUntilKilled(journal, policy, acknowledgements / 3);
+        var second = WriteUntilKilled(journal, policy, acknowledgements / 3, window);
         Assert.Equal(lastAfterFirst + 1, second.FirstSeqNum);
         Assert.Equal(Enumerable.Range(lastAfterFirst + 1, second.Durable.Count), second.Durable);
-        Verify(journal, [.. first.Durable, .. second.Durable]);
+        Verify(journal, [.. first.Durable, .. second.Durable], window);
     }
 }

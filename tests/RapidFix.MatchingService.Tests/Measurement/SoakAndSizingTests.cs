@@ -30,8 +30,8 @@ public sealed class SoakAndSizingTests
 
         Assert.Equal((inputs + 1000) * JournalSizing.BytesPerInput, sizing.JournalFileBytes);
         Assert.True(sizing.DiskBytes >= sizing.JournalFileBytes + (4 * sizing.SessionStoreBytes));
-        // The journal file is not in memory: only its write window, beside the session stores and the driver.
-        Assert.Equal(sizing.JournalBytes + (4 * sizing.SessionStoreBytes) + sizing.DriverBytes, sizing.MemoryBytes);
+        // The journal files are not in memory: only their write windows, beside the driver.
+        Assert.Equal(sizing.JournalBytes + (4 * JournalSizing.SessionStoreMemoryBytes) + sizing.DriverBytes, sizing.MemoryBytes);
         Assert.True(sizing.JournalFileBytes > 20 * sizing.JournalBytes);
         Assert.Null(sizing.Refusal(freeDisk: 100 * GiB, availableMemory: 64 * GiB));
         Assert.Contains("on disk", sizing.Refusal(freeDisk: sizing.JournalFileBytes - 1, availableMemory: 64 * GiB), StringComparison.Ordinal);
@@ -49,13 +49,16 @@ public sealed class SoakAndSizingTests
     }
 
     [Fact]
-    public void A_long_run_s_session_stores_fit_the_largest_array_net_allocates()
+    public void A_long_run_s_session_stores_go_to_disk_and_their_memory_does_not_grow()
     {
-        // 12,000/s for 10 minutes: the stores were sized int.MaxValue - 1 bytes, which no array can hold, and the
-        // service died at startup with an OutOfMemoryException ("Array dimensions exceeded supported range").
-        var sizing = JournalSizing.For(7_286_400, 4, requestedJournalBytes: 0);
+        // 12,000/s for 10 minutes, and 14,400/s for a day: the session stores used to hold every answer in one array
+        // (at most 2 GiB, the run refused past it); they keep a write window now, and the answers go to their files.
+        var tenMinutes = JournalSizing.For(7_286_400, 4, requestedJournalBytes: 0);
+        var day = JournalSizing.For(14_400L * 3600 * 24, 4, requestedJournalBytes: 0);
 
-        Assert.Equal(Array.MaxLength, sizing.SessionStoreBytes);
+        Assert.True(tenMinutes.SessionStoreBytes > Array.MaxLength);
+        Assert.Equal(tenMinutes.MemoryBytes - tenMinutes.DriverBytes, day.MemoryBytes - day.DriverBytes);
+        Assert.Null(day.Refusal(freeDisk: 10_000 * GiB, availableMemory: 4 * GiB));
     }
 
     [Fact]

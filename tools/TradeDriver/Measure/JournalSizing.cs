@@ -6,9 +6,10 @@ namespace RapidFix.TradeDriver.Measure;
 /// How big the service's input journal and session stores must be for a run, and whether this machine can hold
 /// them. The input journal keeps only a write window in memory (<see cref="JournalBytes"/>, committed at the
 /// service's startup, the same for a run of any length); its file grows with the inputs, so the disk must hold
-/// inputs × <see cref="BytesPerInput"/>. The session stores are sized for every answer and committed at startup
-/// (StoreCommitMemory=Y), so they need the memory up front. Sized at startup from rate × duration; a run that cannot
-/// fit is refused before anything starts, never discovered as refused inputs an hour in.
+/// inputs × <see cref="BytesPerInput"/>. The session stores keep a write window of their journals too
+/// (StoreWindowBytes, committed at startup with StoreCommitMemory=Y: <see cref="SessionStoreMemoryBytes"/> each, the
+/// same for a run of any length); their files hold every answer, on disk. Sized at startup from rate × duration; a
+/// run that cannot fit is refused before anything starts, never discovered as refused inputs an hour in.
 /// </summary>
 internal readonly record struct JournalSizing(long Inputs, long JournalBytes, long SessionStoreBytes, int Participants, long DriverBytes = 0)
 {
@@ -28,6 +29,12 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     /// <summary>Bytes of one answer in a session store, as the service's settings have always sized them.</summary>
     public const long BytesPerAnswer = 600;
 
+    /// <summary>
+    /// Memory of one session store, whatever the run's length: its 16 MiB write window (StoreWindowBytes' default),
+    /// its index of the last window/64 messages (4 MiB), its read buffer (1 MiB) and checkpoints (0.75 MiB); rounded up.
+    /// </summary>
+    public const long SessionStoreMemoryBytes = 22L << 20;
+
     /// <summary>The largest write window the journal can have: one array, rounded down to a MiB.</summary>
     public static readonly long MaxJournalBytes = Array.MaxLength & ~((1L << 20) - 1);
 
@@ -46,7 +53,8 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
         long journal = requestedJournalBytes > 0 ? requestedJournalBytes : DefaultJournalBytes;
         // Each participant's store is sized for every input (as Verifier.ServiceSettings does): the answers of one
         // participant are fewer, but the count is cheap and an undersized store would refuse answers mid-run.
-        long session = Math.Min(Array.MaxLength, Math.Max(100_000, inputs + 1000) * BytesPerAnswer);
+        // The bytes are the file's (the store keeps only a window in memory), so no longer capped by an array's size.
+        long session = Math.Max(100_000, inputs + 1000) * BytesPerAnswer;
         return new JournalSizing(inputs, journal, session, participants, DriverBaseBytes + TradeSet.BytesFor(rate));
     }
 
@@ -57,11 +65,11 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     public long DiskBytes => JournalFileBytes + (Participants * SessionStoreBytes);
 
     /// <summary>
-    /// Bytes of memory the run pins: the service's journal window and session stores (committed at its startup) and
-    /// the driver (<see cref="DriverBytes"/>: its streamed set's ring and intended-time window, sized by the rate, and
-    /// its runtime; the same for a run of any length).
+    /// Bytes of memory the run pins: the service's journal window and session stores' windows (committed at its
+    /// startup) and the driver (<see cref="DriverBytes"/>: its streamed set's ring and intended-time window, sized by
+    /// the rate, and its runtime); the same for a run of any length.
     /// </summary>
-    public long MemoryBytes => JournalBytes + (Participants * SessionStoreBytes) + DriverBytes;
+    public long MemoryBytes => JournalBytes + (Participants * SessionStoreMemoryBytes) + DriverBytes;
 
     /// <summary>
     /// Why the run cannot go on this machine, or null when it can: a window outside what one array holds, more
@@ -90,7 +98,7 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
         if (availableMemory >= 0 && MemoryBytes > availableMemory)
         {
             return string.Create(CultureInfo.InvariantCulture,
-                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal window {JournalBytes / (1 << 20):N0} MiB, session stores {Participants * SessionStoreBytes / (1 << 20):N0} MiB, the driver {DriverBytes / (1 << 20):N0} MiB) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
+                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal window {JournalBytes / (1 << 20):N0} MiB, session stores {Participants * SessionStoreMemoryBytes / (1 << 20):N0} MiB, the driver {DriverBytes / (1 << 20):N0} MiB) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
         }
 
         return null;
