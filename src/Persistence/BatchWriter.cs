@@ -240,23 +240,18 @@ internal sealed class BatchWriter : IDisposable
     }
 
     private long Copy(EncodedBatch batch, int from, int count) =>
-        CopyTable(batch, from, count, Table.Message) + CopyTable(batch, from, count, Table.Audit) +
-        CopyTable(batch, from, count, Table.Cls) + CopyTable(batch, from, count, Table.Exception);
+        CopyTable(batch, from, count, Table.Message) + CopyTable(batch, from, count, Table.Cls) + CopyTable(batch, from, count, Table.Exception);
 
     private enum Table
     {
         Message,
-        Audit,
         Cls,
         Exception,
     }
 
     private const string MessageCopy =
         "COPY rapidfix.fix_message (trade_date, source, generation, seq, direction, participant, msg_type, msg_seq_num, sending_time, trade_partition, " +
-        "trade_key, message_id, ref_id, body) FROM STDIN (FORMAT BINARY)";
-
-    private const string AuditCopy =
-        "COPY rapidfix.audit (trade_date, source, generation, seq, at, actor, counterparty, action, msg_type, message_id, outcome) FROM STDIN (FORMAT BINARY)";
+        "trade_key, message_id, ref_id, body, counterparty, outcome) FROM STDIN (FORMAT BINARY)";
 
     private const string ClsCopy =
         "COPY rapidfix.cls (trade_date, confirm_id, investment_manager, executing_broker, account, isin, side, quantity, net_amount, currency, settl_date, " +
@@ -284,7 +279,6 @@ internal sealed class BatchWriter : IDisposable
         string command = table switch
         {
             Table.Message => MessageCopy,
-            Table.Audit => AuditCopy,
             Table.Cls => ClsCopy,
             _ => ExceptionCopy,
         };
@@ -307,7 +301,6 @@ internal sealed class BatchWriter : IDisposable
     private static bool Has(RecordRows r, Table table) => table switch
     {
         Table.Message => r.Message is not null,
-        Table.Audit => r.Audit is not null,
         Table.Cls => r.Cls is not null,
         _ => r.Exception is not null,
     };
@@ -319,7 +312,7 @@ internal sealed class BatchWriter : IDisposable
         switch (table)
         {
             case Table.Message:
-                w.StartRow(14);
+                w.StartRow(16);
                 WriteKey(w, r);
                 w.Char(m.Direction);
                 w.Text(m.Participant);
@@ -331,18 +324,10 @@ internal sealed class BatchWriter : IDisposable
                 w.Text(m.MessageId);
                 w.Text(m.RefId);
                 w.Bytes(m.Body);
-                break;
-            case Table.Audit:
-                var a = r.Audit!;
-                w.StartRow(11);
-                WriteKey(w, r);
-                w.Timestamp(a.At);
-                w.Text(a.Actor);
-                w.Text(a.Counterparty);
-                w.Text(a.Action);
-                w.Text(a.MsgType);
-                w.Text(a.MessageId);
-                w.Text(a.Outcome);
+                // The audit row of before as two columns (migration 6): the party that is not `participant`, and the outcome.
+                var a = r.Audit;
+                w.Text(a is null ? null : m.Direction == 'I' ? a.Counterparty : a.Actor);
+                w.Text(a?.Outcome);
                 break;
             case Table.Cls:
                 var c = r.Cls!;

@@ -492,7 +492,8 @@ internal interface IJournalRecordSink
 /// </summary>
 internal sealed class EncodedBatch
 {
-    public const int Tables = 4;
+    /// <summary>fix_message, cls, match_exception (the audit trail is columns of fix_message since migration 6).</summary>
+    public const int Tables = 3;
 
     public readonly BinaryCopyWriter[] Rows = new BinaryCopyWriter[Tables];
     public readonly Dictionary<string, (long Generation, int Seq)> Positions = new();
@@ -740,9 +741,9 @@ internal sealed class RowEncoder(InputIndex index, int servers) : IJournalRecord
         bool hasMessageId = messageIdField.Has;
         var messageId = hasMessageId ? messageIdField.Of(message) : default;
 
-        // fix_message
+        // fix_message: 14 columns here, then the audit trail's two (counterparty, outcome) once the outcome is known
         var w = b.Rows[0];
-        w.StartRow(14);
+        w.StartRow(16);
         Key(w, date, sourceName, generation, seq);
         w.Char(input ? 'I' : 'O');
         w.Text(participant);
@@ -755,18 +756,11 @@ internal sealed class RowEncoder(InputIndex index, int servers) : IJournalRecord
         Text(w, refId, hasRefId);
         w.Bytes(message);
 
-        var audit = b.Rows[1];
         if (input)
         {
-            audit.StartRow(11);
-            Key(audit, date, sourceName, generation, seq);
-            audit.Timestamp(sent);
-            audit.Text(participant);
-            audit.Text(f.TargetCompId.Has ? f.TargetCompId.Of(message) : default);
-            audit.Text("sent"u8);
-            audit.Text(msgType);
-            Text(audit, messageId, hasMessageId);
-            audit.Text("received"u8);
+            // The audit trail (migration 6): the counterparty (the target; the sender is the participant), "received".
+            w.Text(f.TargetCompId.Has ? f.TargetCompId.Of(message) : default);
+            w.Text("received"u8);
             return server;
         }
 
@@ -783,7 +777,7 @@ internal sealed class RowEncoder(InputIndex index, int servers) : IJournalRecord
             outcomeCode = rejected ? code : default;
             if (rejected)
             {
-                Exception(b.Rows[3], date, sourceName, generation, seq, participant, "rejected"u8, ar ? "AE"u8 : p ? "J"u8 : "AK"u8, true,
+                Exception(b.Rows[2], date, sourceName, generation, seq, participant, "rejected"u8, ar ? "AE"u8 : p ? "J"u8 : "AK"u8, true,
                     refId, hasRefId, ref f, message, tradeKey, hasTradeKey, partition, sent);
             }
         }
@@ -793,7 +787,7 @@ internal sealed class RowEncoder(InputIndex index, int servers) : IJournalRecord
             hasOutcome = true;
             outcome = notice ? "exception notice"u8 : "rejected "u8;
             outcomeCode = notice ? default : code;
-            Exception(b.Rows[3], date, sourceName, generation, seq, participant, notice ? "notice"u8 : "rejected"u8,
+            Exception(b.Rows[2], date, sourceName, generation, seq, participant, notice ? "notice"u8 : "rejected"u8,
                 f.RefMsgType.Has ? f.RefMsgType.Of(message) : default, f.RefMsgType.Has, refId, hasRefId, ref f, message, tradeKey, hasTradeKey, partition, sent);
         }
         else if (msgType.SequenceEqual("AK"u8) && f.ConfirmType.Has && f.ConfirmType.Of(message).SequenceEqual("1"u8))
@@ -803,7 +797,7 @@ internal sealed class RowEncoder(InputIndex index, int servers) : IJournalRecord
             // The CLS goes to the manager and to the broker: one CLS row, from the manager's copy.
             if (hasTrade && participant.SequenceEqual(manager) && hasTradeKey && f.ConfirmId.Has)
             {
-                var c = b.Rows[2];
+                var c = b.Rows[1];
                 c.StartRow(15);
                 c.Date(date);
                 c.Text(f.ConfirmId.Of(message));
@@ -831,25 +825,17 @@ internal sealed class RowEncoder(InputIndex index, int servers) : IJournalRecord
             }
         }
 
+        // The audit trail (migration 6): the counterparty (the sender; the target is the participant) and the outcome;
+        // NULL both for an output that answers nothing (a session message), which had no audit row.
         if (hasOutcome)
         {
-            audit.StartRow(11);
-            Key(audit, date, sourceName, generation, seq);
-            audit.Timestamp(sent);
-            audit.Text(f.SenderCompId.Has ? f.SenderCompId.Of(message) : default);
-            audit.Text(participant);
-            audit.Text("answered"u8);
-            audit.Text(msgType);
-            if (hasRefId)
-            {
-                audit.Text(refId);
-            }
-            else
-            {
-                Text(audit, messageId, hasMessageId);
-            }
-
-            audit.Text(outcome, outcomeCode);
+            w.Text(f.SenderCompId.Has ? f.SenderCompId.Of(message) : default);
+            w.Text(outcome, outcomeCode);
+        }
+        else
+        {
+            w.Null();
+            w.Null();
         }
 
         return server;

@@ -139,7 +139,7 @@ public sealed class RowEncoderTests
     private static IEnumerable<JournalSource> Sources(string dir) => JournalSource.Discover(dir).OrderByDescending(s => s.IsInput);
 
     /// <summary>A store of answers of every kind the rules tell apart (the bench's trade 1: manager IM2, broker EB1).</summary>
-    private static void WriteOddAnswers(string path)
+    internal static void WriteOddAnswers(string path)
     {
         string[] bodies =
         [

@@ -65,7 +65,7 @@ public sealed class StreamTests
         using var c = new NpgsqlConnection(rig.Admins[0]);
         c.Open();
         Assert.Equal(records, TestJournals.Count(c, "SELECT count(*) FROM rapidfix.fix_message"));
-        Assert.Equal(records, TestJournals.Count(c, "SELECT count(DISTINCT (source, generation, seq)) FROM rapidfix.audit"));
+        Assert.Equal(records, TestJournals.Count(c, "SELECT count(DISTINCT (source, generation, seq)) FROM rapidfix.audit_trail"));
         Assert.Equal(5, TestJournals.Count(c, "SELECT count(*) FROM rapidfix.journal_position")); // the input journal and the 4 stores
         Assert.Equal(40, TestJournals.Count(c, "SELECT count(*) FROM rapidfix.cls")); // 20 trades, 2 CLS rows each
 

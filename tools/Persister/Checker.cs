@@ -51,7 +51,7 @@ internal static class Checker
             cls += Count(c, "SELECT count(*) FROM rapidfix.cls");
             clsTrades += Count(c, "SELECT count(DISTINCT trade_key) FROM rapidfix.cls");
             rejections += Count(c, "SELECT count(*) FROM rapidfix.match_exception WHERE kind = 'rejected'");
-            acks += Count(c, "SELECT count(*) FROM rapidfix.audit WHERE action = 'answered' AND msg_type <> 'AK' AND outcome <> 'exception notice'");
+            acks += Count(c, "SELECT count(*) FROM rapidfix.audit_trail WHERE action = 'answered' AND msg_type <> 'AK' AND outcome <> 'exception notice'");
             quarantined += Count(c, "SELECT count(*) FROM rapidfix.quarantine");
             duplicates += Count(c, "SELECT count(*) - count(DISTINCT (source, generation, seq)) FROM rapidfix.fix_message");
             misplaced += Count(c, $"SELECT count(*) FROM rapidfix.fix_message WHERE trade_partition <> {server} AND NOT (trade_partition = -1 AND {server} = 0)");

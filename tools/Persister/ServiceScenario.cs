@@ -27,6 +27,9 @@ internal sealed class ServiceScenario : IDisposable
 
     public string Work { get; }
 
+    /// <summary>The running service's process ID (null when it is not running): its CPU is read from /proc.</summary>
+    public int? ServiceProcessId => _service is { HasExited: false } service ? service.Id : null;
+
     /// <summary>The service's data directory (input journal and session stores): what the persister tails.</summary>
     public string DataDirectory => Path.Combine(Work, "data");
 

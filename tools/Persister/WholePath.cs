@@ -33,7 +33,18 @@ internal static class WholePath
                 Streams = streams,
                 Log = output,
             });
+            // The CPU budget (issue 11): each process's CPU over the run, from /proc. The driver (TradeDriver verify, a
+            // child process) is counted once it has exited and been waited for; the service while it still runs, before
+            // its shutdown; the persister is this process less the thread that samples the journals below (it reads every
+            // record again to count the backlog: the tool's, not the persister's); PostgreSQL its postmaster and backends.
+            double? childrenBefore = ProcessCpu.ReapedChildren();
+            double serviceBefore = scenario.ServiceProcessId is { } servicePid ? ProcessCpu.Of(servicePid) ?? 0 : 0; // its startup and warm-up
+            var self = Process.GetCurrentProcess();
+            var selfBefore = self.TotalProcessorTime;
+            double jitBefore = ProcessCpu.JitSeconds();
+            var serversBefore = rig.Clusters.Select(c => c.CpuTime()).ToList();
             persister.Start();
+            double? samplerBefore = ProcessCpu.ThisThread();
             output.WriteLine($"whole path: {trades} trades, {scenario.Messages} messages, offered at {(rate > 0 ? rate.ToString("N0", CultureInfo.InvariantCulture) + " messages/s" : "the driver's full speed")}, {databases} database(s), {streams} stream(s) each");
             var clock = Stopwatch.StartNew();
             var drive = Task.Run(() => scenario.Drive(port, output, rate));
@@ -67,12 +78,24 @@ internal static class WholePath
             }
 
             drive.GetAwaiter().GetResult(); // the driver's own check of every answer
+            double? sampler = ProcessCpu.ThisThread() - samplerBefore;
+            self.Refresh();
+            var budget = new Budget(
+                Messages: scenario.Messages, Records: samples[^1].Persisted, Rows: samples[^1].Rows,
+                Service: scenario.ServiceProcessId is { } pid ? ProcessCpu.Of(pid) - serviceBefore : null,
+                Driver: ProcessCpu.ReapedChildren() - childrenBefore,
+                Persister: (self.TotalProcessorTime - selfBefore).TotalSeconds - (sampler ?? 0),
+                Jit: ProcessCpu.JitSeconds() - jitBefore,
+                Sampler: sampler,
+                PostgreSql: rig.Clusters.Select((c, i) => c.CpuTime() - serversBefore[i]).Aggregate((TimeSpan?)TimeSpan.Zero, (a, b) => a + b)?.TotalSeconds,
+                Seconds: samples[^1].Seconds);
             scenario.StopService();
             persister.Drain();
             var check = Checker.Check(rig.Admins, scenario.DataDirectory, scenario.Expected, scenario.Messages);
             output.WriteLine($"database check: {check}");
             Report(samples, rate, output);
             Split(persister.Counters, output);
+            budget.Write(output);
             if (plot is not null)
             {
                 WritePlot(plot, samples, trades, databases);
@@ -86,6 +109,35 @@ internal static class WholePath
             if (Directory.Exists(work))
             {
                 Directory.Delete(work, recursive: true);
+            }
+        }
+    }
+
+    /// <summary>CPU seconds of each process of the whole path over a run, and what they come to a message, a record, a row.</summary>
+    internal readonly record struct Budget(long Messages, long Records, long Rows, double? Service, double? Driver, double Persister, double Jit, double? Sampler,
+        double? PostgreSql, double Seconds)
+    {
+        public void Write(TextWriter output)
+        {
+            long messages = Math.Max(1, Messages), records = Math.Max(1, Records), rows = Math.Max(1, Rows);
+            string Line(string name, double? seconds) => seconds is { } s
+                ? string.Create(CultureInfo.InvariantCulture, $"  {name,-34} {s,8:F2} s  {s / messages * 1e6,8:F2} us a message  {s / records * 1e6,7:F2} us a record  {s / rows * 1e6,7:F2} us a row")
+                : $"  {name,-34} (no /proc)";
+            output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                $"CPU budget over {Seconds:F0} s: {Messages:N0} input messages, {Records:N0} journal records ({(double)Records / messages:F2} a message), {Rows:N0} rows ({(double)Rows / messages:F2} a message)"));
+            output.WriteLine(Line("matching service", Service));
+            output.WriteLine(Line("driver (TradeDriver verify)", Driver));
+            output.WriteLine(Line("persister", Persister));
+            output.WriteLine(Line("  of it the runtime's JIT thread", Jit));
+            output.WriteLine(Line("PostgreSQL (all servers)", PostgreSql));
+            double? database = PostgreSql + Persister, all = Service + Driver + database;
+            output.WriteLine(Line("database side (persister + PG)", database));
+            output.WriteLine(Line("in all", all));
+            if (database is { } d && all is { } a)
+            {
+                output.WriteLine(string.Create(CultureInfo.InvariantCulture,
+                    $"  at 100,000 messages/s: the database side needs {d / messages * 1e5:F2} cores, the whole path {a / messages * 1e5:F2} cores " +
+                    $"(this machine: {Environment.ProcessorCount}); the budget's own sampling thread (not counted above): {Sampler ?? 0:F2} s"));
             }
         }
     }
