@@ -166,6 +166,42 @@ public sealed class ClearedRetentionTests
         Assert.Equal(0, matcher.Counters.TableFull);
     }
 
+    [Fact]
+    public void A_cleared_trade_leaves_retention_after_the_expiry_business_days_uncounted()
+    {
+        var matcher = Demo.NewMatcher(expiryDays: 3);
+        var sink = new RecordingSink();
+        var first = Trades.Documented("-1");
+        foreach (var name in Trades.Seven)
+        {
+            Trades.Send(matcher, first[name], ref sink);
+        }
+
+        matcher.AdvanceBusinessDate(20261124, ref sink);
+        var second = Trades.Documented("-2");
+        foreach (var name in Trades.Seven)
+        {
+            Trades.Send(matcher, second[name], ref sink);
+        }
+
+        matcher.AdvanceBusinessDate(20261125, ref sink);
+        Trades.Send(matcher, first["NPR-A"], ref sink);
+        Assert.Equal(AckStatus.Duplicate, sink.LastAck.Status);
+
+        // Three business days after it cleared the first trade is dropped; the second (a day younger) is kept.
+        matcher.AdvanceBusinessDate(20261126, ref sink);
+        Trades.Send(matcher, second["NPR-A"], ref sink);
+        Assert.Equal(AckStatus.Duplicate, sink.LastAck.Status);
+        Trades.Send(matcher, Cancel(second["NPR-A"], "NPR-3001-2C", "NPR-3001-2"), ref sink);
+        Assert.Equal(ExceptionReason.LateForClearedTrade, sink.LastAck.Reason);
+        Trades.Send(matcher, Cancel(first["NPR-A"], "NPR-3001-1C", "NPR-3001-1"), ref sink);
+        Assert.Equal(ExceptionReason.UnknownReference, sink.LastAck.Reason);
+        Trades.Send(matcher, first["NPR-A"], ref sink);
+        Assert.Equal(AckStatus.Accepted, sink.LastAck.Status);
+        Assert.Equal(0, matcher.Counters.ClearedEvicted);
+        Assert.Equal(2, sink.Cleared.Count);
+    }
+
     /// <summary>Sends <paramref name="trade"/> with its ALC-A replaced <paramref name="replaces"/> times before the rest; the last replacement's ID.</summary>
     private static string ClearWithReplaces(Matcher matcher, Dictionary<string, string> trade, int replaces, ref RecordingSink sink)
     {
