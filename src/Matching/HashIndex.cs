@@ -66,6 +66,29 @@ internal sealed class HashIndex
         _entries[i] = Pack(hash, row);
     }
 
+    /// <summary>
+    /// Points the entry of <paramref name="row"/> (added under <paramref name="hash"/>) at <paramref name="newRow"/>
+    /// in place: the entry keeps its position, so the order of the rows of one hash is unchanged; false when
+    /// <paramref name="row"/> is not there.
+    /// </summary>
+    public bool Replace(uint hash, int row, int newRow)
+    {
+        ulong packed = Pack(hash, row);
+        int i = Start(hash);
+        while (_entries[i] != packed)
+        {
+            if (_entries[i] == 0)
+            {
+                return false;
+            }
+
+            i = (i + 1) & _mask;
+        }
+
+        _entries[i] = Pack(hash, newRow);
+        return true;
+    }
+
     /// <summary>Removes <paramref name="row"/>, added under <paramref name="hash"/>; false when it is not there.</summary>
     public bool Remove(uint hash, int row)
     {

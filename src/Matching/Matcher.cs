@@ -26,7 +26,10 @@ public sealed class Matcher
     private readonly HashIndex _idIndex;
     private readonly int[] _accountBuckets; // per bucket: [2b] waiting SETs, [2b + 1] slots awaiting a SET (one cache line)
     private readonly uint _accountMask;
-    private readonly int[] _clearedRing;
+    private readonly ClearedSpan[] _clearedRing;   // retained cleared trades, oldest at _clearedHead
+    private readonly ClearedId[] _clearedIds;       // their IDs, in order of clearing (a ring; in _idIndex as row _msgs.Length + position)
+    private int _clearedIdHead;
+    private int _clearedIdCount;
     private readonly ExceptionQueue _exceptions;
     private int _freeTrade;
     private int _freeMsg;
@@ -69,7 +72,9 @@ public sealed class Matcher
         _ref = reference;
         _options = options;
         _businessDate = options.BusinessDate;
-        int trades = options.OpenTrades + options.ResolvedClearedTrades;
+        // Only open trades hold a trade record: a cleared one is freed as it clears (what is retained of it is in
+        // the cleared-ID ring).
+        int trades = options.OpenTrades;
         _trades = LargeTables.Allocate<TradeRecord>(trades);
         for (int i = 0; i < trades; i++)
         {
@@ -86,10 +91,14 @@ public sealed class Matcher
 
         _scratchRow = messages;
         _tradeIndex = new HashIndex(trades);
-        _idIndex = new HashIndex(messages);
+        int clearedIds = ClearedIdCapacity(options.ResolvedClearedTrades);
+
+        // One ID index for stored messages and the IDs of retained cleared trades (row _msgs.Length + ring position).
+        _idIndex = new HashIndex(messages + clearedIds);
         _accountBuckets = Buckets(2 * (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(trades, 16)));
         _accountMask = (uint)(_accountBuckets.Length / 2 - 1);
-        _clearedRing = new int[options.ResolvedClearedTrades];
+        _clearedRing = new ClearedSpan[options.ResolvedClearedTrades];
+        _clearedIds = LargeTables.Allocate<ClearedId>(clearedIds);
         _exceptions = new ExceptionQueue(options.Exceptions);
     }
 
@@ -317,7 +326,7 @@ public sealed class Matcher
         int existing = FindId(m.Kind, m.Sender, input.Id.Span, idHash);
         if (existing >= 0)
         {
-            if (_msgs[existing].Trans == input.Trans || input.PossDup)
+            if (TransOf(existing) == input.Trans || input.PossDup)
             {
                 _counters.Duplicates++;
                 Ack(in input, AckStatus.Duplicate, ref sink);
@@ -389,7 +398,7 @@ public sealed class Matcher
             FreeMessage(w);
         }
 
-        while (_clearedCount > 0 && _trades[_clearedRing[_clearedHead]].ClearedDay <= limit)
+        while (_clearedCount > 0 && _clearedRing[_clearedHead].ClearedDay <= limit)
         {
             DropOldestCleared();
         }
@@ -889,17 +898,19 @@ public sealed class Matcher
     {
         ref var m = ref _msgs[_current];
         int target = FindId(m.Kind, m.Sender, input.RefId.Span, IdHash(m.Kind, input.Sender.Span, input.RefId.Span));
-        if (target < 0 || _msgs[target].State == RecordState.History)
+        bool cleared = target >= _msgs.Length;
+        if (target < 0 || (cleared ? _clearedIds[target - _msgs.Length].Withdrawn : _msgs[target].State == RecordState.History))
         {
             var f = Failure.Of(ExceptionReason.UnknownReference, Criterion.None, RefTag(m.Kind), FailureValue.None);
             Reject(in input, ref f, ref sink);
             return -1;
         }
 
-        if (_msgs[target].State == RecordState.Live && _trades[_msgs[target].Trade].State == TradeState.Cleared)
+        if (cleared)
         {
+            // A live message of a retained cleared trade (only its IDs are kept).
             var f = Failure.Of(ExceptionReason.LateForClearedTrade, Criterion.None, RefTag(m.Kind), FailureValue.None);
-            f.TradeNumber = _trades[_msgs[target].Trade].Number;
+            f.TradeNumber = _clearedIds[target - _msgs.Length].TradeNumber;
             Reject(in input, ref f, ref sink);
             return -1;
         }
@@ -1182,25 +1193,127 @@ public sealed class Matcher
         trade.ClearedDay = _day;
         RemoveAge(t);
         _openTrades--;
-        if (_clearedRing.Length == 0)
+        _counters.Cleared++;
+        try
         {
-            _counters.Cleared++;
             sink.OnCleared(new ClearedTrade(this, t));
-            FreeTrade(t);
+        }
+        finally
+        {
+            // Also when the sink throws: the trade is retained (its IDs) and its records are freed either way.
+            Retain(t);
+        }
+    }
+
+    /// <summary>
+    /// Keeps what a late or repeated message of cleared trade <paramref name="t"/> needs (each message's ID, kind,
+    /// sender, transaction type, whether it was withdrawn, and the trade's number) in the cleared-ID ring, then
+    /// frees the trade and its message records while they are still cached: with a million trades resident, the
+    /// rows freed here are the next ones written (the free list is last in, first out). The messages' ID index
+    /// entries, written when they came, are pointed at the ring in place, so a lookup still finds them in one
+    /// probe; evicting the trade later touches its ring entries (in order) and those index entries, not seven
+    /// records, the trade record and its trade-key entry. Oldest retained trades are dropped first (counted) when
+    /// <see cref="MatcherOptions.ClearedTrades"/> are retained or the ring has no room for this one's IDs.
+    /// </summary>
+    private void Retain(int t)
+    {
+        ref var trade = ref _trades[t];
+        int ids = _clearedIds.Length == 0 ? 0 : CountIds(ref trade);
+        if (ids > 0)
+        {
+            while (_clearedCount > 0 && (_clearedCount == _clearedRing.Length || _clearedIdCount + ids > _clearedIds.Length))
+            {
+                _counters.ClearedEvicted++;
+                DropOldestCleared();
+            }
+
+            if (ids > _clearedIds.Length)
+            {
+                ids = 0; // more IDs than the whole ring holds: the trade is not retained (counted as dropped)
+                _counters.ClearedEvicted++;
+            }
+        }
+
+        if (ids > 0)
+        {
+            int first = (_clearedIdHead + _clearedIdCount) % _clearedIds.Length;
+            int at = first;
+            long number = trade.Number;
+            KeepId(trade.Noe, number, ref at);
+            for (int i = 0; i < trade.SlotCount; i++)
+            {
+                ref var s = ref trade.Slots[i];
+                KeepId(s.Alc, number, ref at);
+                KeepId(s.Npr, number, ref at);
+                KeepId(s.Set, number, ref at);
+            }
+
+            for (int h = trade.History; h >= 0; h = _msgs[h].NextChain)
+            {
+                KeepId(h, number, ref at);
+            }
+
+            _clearedIdCount += ids;
+            _clearedRing[(_clearedHead + _clearedCount) % _clearedRing.Length] = new ClearedSpan { First = first, Count = ids, ClearedDay = trade.ClearedDay };
+            _clearedCount++;
+        }
+
+        FreeTrade(t, idsKept: ids > 0);
+    }
+
+    /// <summary>The IDs cleared trade <paramref name="trade"/> keeps: its live messages and its history.</summary>
+    private int CountIds(ref TradeRecord trade)
+    {
+        int n = trade.Noe >= 0 ? 1 : 0;
+        for (int i = 0; i < trade.SlotCount; i++)
+        {
+            ref var s = ref trade.Slots[i];
+            n += (s.Alc >= 0 ? 1 : 0) + (s.Npr >= 0 ? 1 : 0) + (s.Set >= 0 ? 1 : 0);
+        }
+
+        for (int h = trade.History; h >= 0; h = _msgs[h].NextChain)
+        {
+            n++;
+        }
+
+        return n;
+    }
+
+    /// <summary>Writes message <paramref name="message"/>'s ID entry at ring position <paramref name="at"/> (then the next one).</summary>
+    private void KeepId(int message, long tradeNumber, ref int at)
+    {
+        if (message < 0)
+        {
             return;
         }
 
-        if (_clearedCount == _clearedRing.Length)
-        {
-            _counters.ClearedEvicted++;
-            DropOldestCleared();
-        }
+        ref var msg = ref _msgs[message];
+        ref var e = ref _clearedIds[at];
+        e.Id = msg.Id;
+        e.Kind = msg.Kind;
+        e.Trans = msg.Trans;
+        e.Withdrawn = msg.State == RecordState.History;
+        e.Sender = msg.Sender;
+        e.IdHash = msg.IdHash;
+        e.TradeNumber = tradeNumber;
 
-        _clearedRing[(_clearedHead + _clearedCount) % _clearedRing.Length] = t;
-        _clearedCount++;
-        _counters.Cleared++;
-        sink.OnCleared(new ClearedTrade(this, t));
+        // Its ID index entry (cached: written when the message came, a few dozen messages ago) now points at the ring.
+        _idIndex.Replace(msg.IdHash, message, _msgs.Length + at);
+        if (++at == _clearedIds.Length)
+        {
+            at = 0;
+        }
     }
+
+    /// <summary>
+    /// Cleared-ID ring entries for <paramref name="clearedTrades"/> retained trades: eight each (seven messages and
+    /// room for history) and <see cref="ClearedIdMargin"/> more, so that one trade with a long history fits a small ring.
+    /// </summary>
+    internal static int ClearedIdCapacity(int clearedTrades) =>
+        clearedTrades <= 0 ? 0 : (int)Math.Min(Array.MaxLength / 2, clearedTrades * 8L + ClearedIdMargin);
+
+    /// <summary>Cleared-ID ring entries beyond eight per retained trade.</summary>
+    internal const int ClearedIdMargin = 64;
 
     private void ExpireTrade<TSink>(int t, ref TSink sink)
         where TSink : IMatchSink
@@ -1571,12 +1684,16 @@ public sealed class Matcher
         trade.SlotCount = n;
     }
 
-    private void FreeTrade(int t)
+    /// <summary>Frees trade <paramref name="t"/> and its messages; <paramref name="idsKept"/>: their ID entries were pointed at the cleared-ID ring (<see cref="Retain"/>) and stay.</summary>
+    private void FreeTrade(int t, bool idsKept = false)
     {
         ref var trade = ref _trades[t];
 
         // Its messages leave the ID index: fetch all their entries first, so the misses overlap.
-        PrefetchMessages(ref trade, idEntries: true);
+        if (!idsKept)
+        {
+            PrefetchMessages(ref trade, idEntries: true);
+        }
 
         _tradeIndex.Prefetch(trade.KeyHash);
         if (trade.State == TradeState.Open)
@@ -1587,7 +1704,7 @@ public sealed class Matcher
 
         if (trade.Noe >= 0)
         {
-            FreeMessage(trade.Noe);
+            FreeMessage(trade.Noe, idsKept);
         }
 
         for (int i = 0; i < trade.SlotCount; i++)
@@ -1603,15 +1720,15 @@ public sealed class Matcher
                 RemoveAwaiting(t * MaxAccounts + i);
             }
 
-            FreeIf(s.Alc);
-            FreeIf(s.Npr);
-            FreeIf(s.Set);
+            FreeIf(s.Alc, idsKept);
+            FreeIf(s.Npr, idsKept);
+            FreeIf(s.Set, idsKept);
         }
 
         for (int h = trade.History; h >= 0;)
         {
             int next = _msgs[h].NextChain;
-            FreeMessage(h);
+            FreeMessage(h, idsKept);
             h = next;
         }
 
@@ -1664,43 +1781,46 @@ public sealed class Matcher
         }
     }
 
-    private void FreeIf(int message)
+    private void FreeIf(int message, bool idKept)
     {
         if (message >= 0)
         {
-            FreeMessage(message);
+            FreeMessage(message, idKept);
         }
     }
 
+    /// <summary>Drops the oldest retained cleared trade: its IDs leave the cleared-ID index and the ring.</summary>
     private void DropOldestCleared()
     {
-        int t = _clearedRing[_clearedHead];
+        var span = _clearedRing[_clearedHead];
         _clearedHead = (_clearedHead + 1) % _clearedRing.Length;
         _clearedCount--;
 
-        // Evictions come one per cleared trade: fetch what the next three will touch now, one step each (the ID
-        // index entries of the next trade's messages, whose records were fetched one eviction ago; the records of
-        // the one after, whose trade record was; the trade record of the third), so no eviction waits for a miss.
+        // The next trade's index entries are fetched now (one eviction ahead), so that its removals do not wait.
         if (_clearedCount > 0)
         {
-            ref var next = ref _trades[_clearedRing[_clearedHead]];
-            PrefetchMessages(ref next, idEntries: true);
-            _tradeIndex.Prefetch(next.KeyHash); // its trade-key entry too (FreeTrade's own prefetch comes too late)
+            var next = _clearedRing[_clearedHead];
+            for (int i = 0, at = next.First; i < next.Count; i++)
+            {
+                _idIndex.Prefetch(_clearedIds[at].IdHash);
+                if (++at == _clearedIds.Length)
+                {
+                    at = 0;
+                }
+            }
         }
 
-        if (_clearedCount > 1)
+        for (int i = 0, at = span.First; i < span.Count; i++)
         {
-            PrefetchMessages(ref _trades[_clearedRing[(_clearedHead + 1) % _clearedRing.Length]], idEntries: false);
+            _idIndex.Remove(_clearedIds[at].IdHash, _msgs.Length + at);
+            if (++at == _clearedIds.Length)
+            {
+                at = 0;
+            }
         }
 
-        if (_clearedCount > 2)
-        {
-            ref var third = ref _trades[_clearedRing[(_clearedHead + 2) % _clearedRing.Length]];
-            Prefetcher.Touch(ref third);
-            Prefetcher.Touch(ref third.Slots);
-        }
-
-        FreeTrade(t);
+        _clearedIdHead = (span.First + span.Count) % _clearedIds.Length;
+        _clearedIdCount -= span.Count;
     }
 
     /// <summary>Stores the message being processed in the row it was resolved into; -1 when no row was free.</summary>
@@ -1722,10 +1842,14 @@ public sealed class Matcher
         return mi;
     }
 
-    private void FreeMessage(int mi)
+    /// <summary>Gives row <paramref name="mi"/> back to the free list; its ID leaves the index unless <paramref name="idKept"/> (then the entry points elsewhere already).</summary>
+    private void FreeMessage(int mi, bool idKept = false)
     {
         ref var msg = ref _msgs[mi];
-        _idIndex.Remove(msg.IdHash, mi);
+        if (!idKept)
+        {
+            _idIndex.Remove(msg.IdHash, mi);
+        }
 
         // Only the links: Resolve overwrites the content, and clearing ~200 cold bytes per message would cost
         // more cache misses than the rest of freeing it.
@@ -1735,20 +1859,39 @@ public sealed class Matcher
         _freeMsg = mi;
     }
 
+    /// <summary>
+    /// The stored message with this ID (kind, sender, ID): a row of the message table, or, for a message of a retained
+    /// cleared trade, <c>_msgs.Length</c> + its position in the cleared-ID ring; -1 when none.
+    /// </summary>
     private int FindId(MessageKind kind, int sender, ReadOnlySpan<byte> id, uint hash)
     {
         int position = _idIndex.Start(hash);
+        int rows = _msgs.Length;
         for (int p = _idIndex.Next(hash, ref position); p >= 0; p = _idIndex.Next(hash, ref position))
         {
-            ref var msg = ref _msgs[p];
-            if (msg.Kind == kind && msg.Sender == sender && msg.Id.Span.SequenceEqual(id))
+            if (p < rows)
             {
-                return p;
+                ref var msg = ref _msgs[p];
+                if (msg.Kind == kind && msg.Sender == sender && msg.Id.Span.SequenceEqual(id))
+                {
+                    return p;
+                }
+            }
+            else
+            {
+                ref var e = ref _clearedIds[p - rows];
+                if (e.Kind == kind && e.Sender == sender && e.Id.Span.SequenceEqual(id))
+                {
+                    return p;
+                }
             }
         }
 
         return -1;
     }
+
+    /// <summary>The transaction type of what <see cref="FindId"/> found.</summary>
+    private TransType TransOf(int found) => found < _msgs.Length ? _msgs[found].Trans : _clearedIds[found - _msgs.Length].Trans;
 
     private void AddPending(int mi, uint key)
     {

@@ -7,13 +7,17 @@ public sealed record MatcherOptions
     public int OpenTrades { get; init; } = 65_536;
 
     /// <summary>
-    /// Cleared trades kept (with their messages) so that a late message or a resend is recognised; the oldest is
-    /// dropped when more clear, and every cleared trade is dropped after <see cref="ExpiryBusinessDays"/>.
-    /// Default: a quarter of <see cref="OpenTrades"/>.
+    /// Cleared trades kept so that a late message or a resend is recognised: their messages' IDs, kinds, senders and
+    /// transaction types and the trade's number, in a ring of 8 IDs per kept trade and 64 more (the trade's records
+    /// are freed as it clears). The oldest is dropped when more clear or the ring has no room for a trade's IDs, and
+    /// every cleared trade is dropped after <see cref="ExpiryBusinessDays"/>. Default: a quarter of <see cref="OpenTrades"/>.
     /// </summary>
     public int ClearedTrades { get; init; } = -1;
 
-    /// <summary>Message records (live, pending SETs, replaced and cancelled ones). Default: 8 per trade of both tables.</summary>
+    /// <summary>
+    /// Message records (live, pending SETs, replaced and cancelled ones of open trades, withdrawn IDs kept on their
+    /// own; a cleared trade holds none). Default: 8 per trade of both tables (as when cleared trades held theirs).
+    /// </summary>
     public int Messages { get; init; } = -1;
 
     /// <summary>Exception records the queue holds.</summary>
@@ -49,6 +53,9 @@ public struct MatcherCounters
     /// <summary>Messages refused because a table was full (trades, messages): the back-pressure signal.</summary>
     public long TableFull;
 
-    /// <summary>Cleared trades dropped from retention because more cleared than <see cref="MatcherOptions.ClearedTrades"/>.</summary>
+    /// <summary>
+    /// Cleared trades dropped from retention because more cleared than <see cref="MatcherOptions.ClearedTrades"/> or
+    /// their IDs did not fit the ring of kept IDs (before <see cref="MatcherOptions.ExpiryBusinessDays"/>).
+    /// </summary>
     public long ClearedEvicted;
 }

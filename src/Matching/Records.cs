@@ -158,3 +158,31 @@ internal struct TradeRecord
     public int History;
     public AccountSlots Slots;
 }
+
+/// <summary>
+/// What a retained cleared trade keeps of one of its messages (its live ones and its history): enough to answer a
+/// resend (<c>Duplicate</c>), another transaction type under the ID (<c>ID-REUSED</c>), a cancel or replace of a
+/// live one (<c>LATE</c> with the trade's number) or of a withdrawn one (<c>UNKNOWN-REFERENCE</c>). The message's
+/// record is freed when the trade clears, while it is still cached; this 56-byte entry, written in a ring in order
+/// of clearing, is what stays.
+/// </summary>
+internal struct ClearedId
+{
+    public Bytes32 Id;
+    public MessageKind Kind;
+    public TransType Trans;
+
+    /// <summary>Replaced or cancelled (or a cancel itself) before the trade cleared: a reference to it is unknown.</summary>
+    public bool Withdrawn;
+    public int Sender;
+    public uint IdHash;
+    public long TradeNumber;
+}
+
+/// <summary>A retained cleared trade: where its IDs lie in the cleared-ID ring and the business day it cleared.</summary>
+internal struct ClearedSpan
+{
+    public int First;
+    public int Count;
+    public int ClearedDay;
+}
