@@ -17,7 +17,7 @@ public static class MessageStoreFactory
         return Path.Combine(settings.GetString(SettingKeys.FileStorePath), settings.SessionId.ToFileName() + ".journal");
     }
 
-    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreCommitMemory).</summary>
+    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreCommitMemory, StoreDeferTargetSeqNum).</summary>
     public static JournalOptions JournalOptions(SessionSettings settings) => new()
     {
         FilePath = JournalPath(settings),
@@ -27,6 +27,7 @@ public static class MessageStoreFactory
         MaxMessages = settings.GetInt(SettingKeys.StoreMaxMessages),
         MaxBytes = settings.GetInt(SettingKeys.StoreMaxBytes),
         CommitMemory = settings.GetBool(SettingKeys.StoreCommitMemory),
+        DeferTargetSeqNum = settings.GetBool(SettingKeys.StoreDeferTargetSeqNum),
     };
 
     /// <summary>
