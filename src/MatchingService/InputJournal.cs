@@ -57,6 +57,9 @@ internal sealed class InputJournal : IDisposable
             MaxMessages = maxInputs,
             WindowBytes = windowBytes,
             MaxMessageBytes = SenderRecord.SizeOf(SenderRecord.MaxSenderLength, maxMessageSize),
+            // The matcher thread asks for each batch's flush (RequestFlush, WaitForDurable): one fsync a batch, not
+            // one after another for as long as inputs arrive.
+            FlushOnDemand = true,
         }, DateTime.UtcNow);
         return new InputJournal(store, maxMessageSize);
     }
@@ -139,6 +142,12 @@ internal sealed class InputJournal : IDisposable
 
     /// <summary>Blocks until <paramref name="position"/> is durable; false on timeout or a faulted journal.</summary>
     public bool WaitForDurable(long position, TimeSpan timeout) => _store.WaitForDurable(position, timeout);
+
+    /// <summary>
+    /// Any thread: asks for a flush of everything appended so far without waiting (appends start none of their own);
+    /// returns the position it covers.
+    /// </summary>
+    public long RequestFlush() => _store.RequestFlush();
 
     /// <summary>Makes everything appended durable (blocks); false on a faulted journal.</summary>
     public bool Flush() => _store.Flush();

@@ -39,6 +39,7 @@ internal sealed class InputSequencer
     private readonly Action _wake;
     private int _businessDate;
     private long _ringFull;
+    private long _refusedBeforeRead;
     private long _journalRefused;
     private long _alreadyJournalled;
     private long _wakes;
@@ -78,6 +79,34 @@ internal sealed class InputSequencer
 
     /// <summary>Resends of messages already journalled, ignored.</summary>
     public long AlreadyJournalledCount => Interlocked.Read(ref _alreadyJournalled);
+
+    /// <summary>
+    /// The connection thread of <paramref name="participant"/>, before it reads the message for the matcher: false
+    /// when <see cref="Submit(int, long, int, ReadOnlySpan{byte}, in ReadInput, bool, bool)"/> would refuse it for a
+    /// full ring, so the refusal costs no read. A hint without the lock (the ring's tail moves under it): true lets
+    /// Submit decide. A message already journalled is never refused here (Submit ignores it; refused, the
+    /// participant would send it again as new).
+    /// </summary>
+    public bool MayQueue(int participant, long generation, int msgSeqNum, int messageLength)
+    {
+        // Only this participant's connection thread writes its entries (under the lock), so it reads them as written.
+        if (_generation[participant] == generation && msgSeqNum <= _highestSeq[participant])
+        {
+            return true;
+        }
+
+        if (_ring.HasRoomFor(messageLength, read: true))
+        {
+            return true;
+        }
+
+        Interlocked.Increment(ref _ringFull);
+        Interlocked.Increment(ref _refusedBeforeRead);
+        return false;
+    }
+
+    /// <summary>Refusals for a full ring decided before the message was read (<see cref="MayQueue"/>).</summary>
+    public long RefusedBeforeRead => Interlocked.Read(ref _refusedBeforeRead);
 
     /// <summary>The highest MsgSeqNum journalled for a participant in its session's current generation (0: none).</summary>
     public int HighestJournalled(int participant, long generation)
@@ -128,7 +157,7 @@ internal sealed class InputSequencer
             System.Buffers.Binary.BinaryPrimitives.WriteInt32LittleEndian(date, next);
             if (!_ring.HasRoomFor(date.Length))
             {
-                _ringFull++;
+                Interlocked.Increment(ref _ringFull);
                 return 0;
             }
 
@@ -175,7 +204,7 @@ internal sealed class InputSequencer
 
             if (!_ring.HasRoomFor(message.Length, read))
             {
-                _ringFull++;
+                Interlocked.Increment(ref _ringFull);
                 result = SubmitResult.RingFull;
             }
             else if (_journal.Append(_participants[participant], generation, message) != StoreWriteStatus.Ok)

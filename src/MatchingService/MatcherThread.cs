@@ -119,9 +119,24 @@ internal sealed class MatcherThread : IDisposable
             int n = 0;
             long lastPosition = 0;
             int rollTo = 0;
-            while (n < MaxBatch && _batch.FreeBytes >= MatchingCore.MaxAnswerBytesPerInput && _batch.FreeEntries >= MatchingCore.MaxAnswersPerInput &&
-                   _ring.TryRead(ref cursor, out var entry))
+            // One fsync of the input journal a batch, asked for now: it runs while the batch is matched, and the batch
+            // takes the inputs it covers (a later one waits for the next batch's, instead of a second fsync for it).
+            long flushTo = _journal.RequestFlush();
+
+            while (n < MaxBatch && _batch.FreeBytes >= MatchingCore.MaxAnswerBytesPerInput && _batch.FreeEntries >= MatchingCore.MaxAnswersPerInput)
             {
+                long before = cursor;
+                if (!_ring.TryRead(ref cursor, out var entry))
+                {
+                    break;
+                }
+
+                if (entry.JournalPosition > flushTo)
+                {
+                    cursor = before; // queued after the flush was asked for: the next batch's
+                    break;
+                }
+
                 if (entry.Participant == InputRing.BusinessDateRoll)
                 {
                     // A roll ends the batch: the inputs before it are answered first, then it expires what it must.

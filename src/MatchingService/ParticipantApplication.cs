@@ -74,10 +74,19 @@ internal sealed class ParticipantApplication : FixApplicationBase, IReadEndHook
         }
 
         message.TryGetInt(Tags.MsgSeqNum, out int seq);
+        long generation = session.Store.Generation;
+        if (!_sequencer.MayQueue(_index, generation, seq, message.Length))
+        {
+            // Past the bound (the ring full): refused before the read, the cheapest refusal that still tells the
+            // participant (counted; the engine's reject, deferred with the read, as below).
+            Interlocked.Increment(ref _refusedBusy);
+            return MessageDisposition.BusinessReject(RefusedBusyReason);
+        }
+
         // Read here, on this connection's thread, in parallel with the others: the matcher thread, the one serial
         // stage, then only matches (a message the reader refuses goes without, and the matcher answers the refusal).
         bool read = ReadInput.TryRead(message, _sequencer.CompIdOf(_index), ref _read);
-        switch (_sequencer.Submit(_index, session.Store.Generation, seq, message.Bytes, in _read, read, deferWake: true))
+        switch (_sequencer.Submit(_index, generation, seq, message.Bytes, in _read, read, deferWake: true))
         {
             case SubmitResult.Accepted:
                 _wakeAtReadEnd = true; // one wake of the matcher thread per read (OnReadEnd), not per input

@@ -81,6 +81,19 @@ public sealed partial record ServiceOptions
     /// <summary>Further "Key=value" overrides of every session's settings (the warm-up's scratch service: small stores).</summary>
     internal IReadOnlyList<(string Key, string Value)> SettingOverrides { get; init; } = [];
 
+    /// <summary>
+    /// The service's own defaults for settings its file does not give (docs/matching-service.md): a received
+    /// message's sequence record starts no store flush of its own (the service journals every input itself and
+    /// ignores a resend of one it holds, so the session stores flush once per batch of answers, not continuously while
+    /// inputs arrive), and a connection waits 1 ms after a read that brought data, so a burst comes in one read (one
+    /// poll and one receive per millisecond and participant under load, not per message or two).
+    /// </summary>
+    internal static readonly (string Key, string Value)[] ServiceDefaults =
+    [
+        (SettingKeys.StoreDeferTargetSeqNum, "Y"),
+        (SettingKeys.SocketReceiveCoalesceMilliseconds, "1"),
+    ];
+
     /// <summary>The settings with the command line's overrides applied (startup).</summary>
     public SettingsFile LoadSettings()
     {
@@ -98,6 +111,14 @@ public sealed partial record ServiceOptions
         foreach (var (key, value) in SettingOverrides)
         {
             text = Override(text, key, value);
+        }
+
+        foreach (var (key, value) in ServiceDefaults)
+        {
+            if (!Regex.IsMatch(text, "^\\s*" + key + "\\s*=", RegexOptions.Multiline | RegexOptions.IgnoreCase))
+            {
+                text = Override(text, key, value);
+            }
         }
 
         return SettingsFile.Parse(text, SettingsPath);

@@ -62,6 +62,8 @@ public static class SettingKeys
     public const string SocketSendBufferSize = "SocketSendBufferSize";
     /// <summary>SocketReceiveBufferSize: Socket receive buffer size in bytes (0 leaves the OS default).</summary>
     public const string SocketReceiveBufferSize = "SocketReceiveBufferSize";
+    /// <summary>SocketReceiveCoalesceMilliseconds: After a read that brought data, the connection's thread waits this long before it reads again, so a burst comes in one read (0: at once).</summary>
+    public const string SocketReceiveCoalesceMilliseconds = "SocketReceiveCoalesceMilliseconds";
     /// <summary>SocketSendTimeout: Socket send timeout in milliseconds (0 for none).</summary>
     public const string SocketSendTimeout = "SocketSendTimeout";
     /// <summary>SocketReceiveTimeout: Socket receive timeout in milliseconds (0 for none).</summary>
@@ -222,6 +224,8 @@ public static class SettingKeys
     public const string StoreWindowBytes = "StoreWindowBytes";
     /// <summary>StoreCommitMemory: Commit the journal store's memory (touch every page of its window, index and read buffer) when it is opened, so resident memory is reached at startup instead of growing to the window as the store fills.</summary>
     public const string StoreCommitMemory = "StoreCommitMemory";
+    /// <summary>StoreDeferTargetSeqNum: The journal store's record of each received message's sequence number starts no flush of its own: it reaches the disk with the next flush of a sent message, or within 100 ms. A crash can lose up to that much of the received sequence (the counterparty is asked to resend it). For applications that journal their inputs themselves (the matching service).</summary>
+    public const string StoreDeferTargetSeqNum = "StoreDeferTargetSeqNum";
     /// <summary>StoreSyncBeforeSend: Hold every stored message until the journal says it is durable before it goes on the wire: the counterparty never sees a message a crash could lose (adds the flush latency to each send).</summary>
     public const string StoreSyncBeforeSend = "StoreSyncBeforeSend";
     /// <summary>SocketAcceptBacklog: Acceptor: connections the kernel may hold completed but not yet accepted (the listen backlog; the OS may cap it). The sessions of a port must agree.</summary>

@@ -133,6 +133,9 @@ public enum LogEvent : ushort
 
     /// <summary>A Logon was refused and the connection closed without a Logout (detail: the reason; note: why no Logout).</summary>
     LogonRejectedNoLogout,
+
+    /// <summary>Logged as "A more BusinessMessageRejects sent for the same read, the last for RefSeqNum B" (the read's first has its own line).</summary>
+    BusinessRejectsSentInRead,
 }
 
 /// <summary>
@@ -478,6 +481,8 @@ public sealed class EngineLog : IDisposable
             case LogEvent.GapFillSent: w.Append("gap fill sent from "u8); w.Number(e.A); w.Append(" to "u8); w.Number(e.B); break;
             case LogEvent.RejectSent: w.Append("Reject sent: "u8); w.Append(SessionRejectReasonText.Of((SessionRejectReason)e.A)); w.Append(", tag "u8); w.Number(e.B); break;
             case LogEvent.BusinessRejectSent: w.Append("BusinessMessageReject sent, reason "u8); w.Number(e.A); w.Append(", RefSeqNum "u8); w.Number(e.B); break;
+            case LogEvent.BusinessRejectsSentInRead:
+                w.Number(e.A); w.Append(" more BusinessMessageRejects sent for the same read, the last for RefSeqNum "u8); w.Number(e.B); break;
             case LogEvent.GarbledMessage: w.Append("garbled message ignored (code "u8); w.Number(e.A); w.Append(")"u8); break;
             case LogEvent.BadChecksum: w.Append("message with a bad CheckSum ignored"u8); break;
             case LogEvent.TestRequestSent: w.Append("TestRequest sent"u8); break;

@@ -35,6 +35,10 @@ public sealed partial class FixSession
     private bool _inReadBatch;
     private bool _flushAfterRead;
 
+    // Connection thread: business rejects deferred in the current read, and the RefSeqNum of its last one.
+    private int _readRejects;
+    private int _readRejectLast;
+
     /// <summary>True while messages stored by <see cref="SendDeferred"/> wait for <see cref="FlushDeferred"/>.</summary>
     public bool HasDeferred => Volatile.Read(ref _deferredFirst) != 0;
 
@@ -111,6 +115,16 @@ public sealed partial class FixSession
     /// </summary>
     internal void OnReadEnd()
     {
+        if (_readRejects != 0)
+        {
+            if (_readRejects > 1)
+            {
+                _log.Write(LogLevel.Warning, LogEvent.BusinessRejectsSentInRead, _logIndex, _readRejects - 1, _readRejectLast);
+            }
+
+            _readRejects = 0;
+        }
+
         if (_flushAfterRead)
         {
             _flushAfterRead = false;

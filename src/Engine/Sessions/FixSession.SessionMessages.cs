@@ -295,6 +295,13 @@ public sealed partial class FixSession
             if (Complete("j"u8, 0, application: false, defer: defer) == SendResult.Sent && defer)
             {
                 _flushAfterRead = true;
+                // The read's first reject is logged now, the others in one line at the read's end (OnReadEnd): a flood
+                // of refusals (back-pressure) would otherwise cost a log line each, more than the refusal itself.
+                if (_readRejects++ > 0)
+                {
+                    _readRejectLast = refSeqNum;
+                    return;
+                }
             }
         }
         else

@@ -109,6 +109,14 @@ public sealed partial class FixSessionOptions
     /// <summary>StoreSyncBeforeSend: a stored message goes on the wire only once the store says it is durable.</summary>
     public bool SyncBeforeSend { get; init; }
 
+    /// <summary>
+    /// SocketReceiveCoalesceMilliseconds: after a socket read that brought data, the connection's thread waits this
+    /// long before it looks again, so the messages that arrive meanwhile come in one read (one poll and one receive
+    /// for a burst, not for every message or two); 0 (the default) looks again at once. Adds up to that much latency
+    /// to a message that arrives while the thread waits, none to the first of a quiet spell.
+    /// </summary>
+    public int SocketReceiveCoalesceMilliseconds { get; init; }
+
     /// <summary>How long a send waits for durability before the session gives up on the store (and disconnects).</summary>
     public TimeSpan SyncTimeout { get; init; } = TimeSpan.FromSeconds(5);
 
@@ -304,6 +312,7 @@ public sealed partial class FixSessionOptions
             PersistMessages = settings.GetBool(SettingKeys.PersistMessages),
             SendWhileNotLoggedOn = SendWhileNotLoggedOnSetting(settings),
             SyncBeforeSend = settings.GetBool(SettingKeys.StoreSyncBeforeSend),
+            SocketReceiveCoalesceMilliseconds = settings.GetInt(SettingKeys.SocketReceiveCoalesceMilliseconds),
             LogonTimeout = settings.GetTimeSpan(SettingKeys.LogonTimeout),
             LogoutTimeout = settings.GetTimeSpan(SettingKeys.LogoutTimeout),
             CheckLatency = settings.GetBool(SettingKeys.CheckLatency),

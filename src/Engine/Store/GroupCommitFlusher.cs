@@ -16,7 +16,7 @@ internal interface IJournalFlushSource
 /// (and one fsync under group commit) and then advances <see cref="Durable"/>, waking whoever waits for it.
 /// </summary>
 /// <remarks>
-/// <para>Under <see cref="FlushPolicy.EveryMessage"/> there is no thread: <see cref="Publish"/> writes and fsyncs
+/// <para>Under <see cref="FlushPolicy.EveryMessage"/> there is no thread: <see cref="Publish(long)"/> writes and fsyncs
 /// before it returns. Under <see cref="FlushPolicy.OsOnly"/> the thread writes without fsync. With a MaxDelay the
 /// thread lingers until MaxBatch records are pending or the delay has passed.</para>
 /// <para>A failed disk write sets <see cref="Fault"/>, wakes every waiter and stops the thread: what was durable
@@ -40,6 +40,7 @@ internal sealed class GroupCommitFlusher
     private readonly Thread? _thread;
 
     private long _written;           // the writer's position as published
+    private long _demanded;          // the end of the last record published that asks for a flush (lazy ones do not)
     private long _writtenRecords;    // records published, for batch sizing
     private long _flushedPosition;   // file offset the next write starts at (under Gate)
     private long _durable;
@@ -70,7 +71,7 @@ internal sealed class GroupCommitFlusher
         _policy = policy;
         _maxBatch = maxBatch;
         _maxDelayStopwatchTicks = (long)(maxDelay.TotalSeconds * Stopwatch.Frequency);
-        _written = _flushedPosition = _durable = durable;
+        _written = _demanded = _flushedPosition = _durable = durable;
 
         // Create lazily built wait state now, not on the first wait in the continuous phase.
         _work.Wait(1);
@@ -113,7 +114,15 @@ internal sealed class GroupCommitFlusher
     /// The writer has written up to <paramref name="written"/> (one more record): hand it to the thread, or under
     /// EveryMessage write and fsync it now. False only when that write failed.
     /// </summary>
-    public bool Publish(long written)
+    public bool Publish(long written) => Publish(written, lazy: false);
+
+    /// <summary>
+    /// As <see cref="Publish(long)"/>; a <paramref name="lazy"/> record (a received message's sequence record under
+    /// <see cref="JournalOptions.DeferTargetSeqNum"/>) starts no flush of its own and wakes nobody: it goes to the
+    /// disk with the next flush a record that is not lazy asks for (everything written is flushed then), or after the
+    /// flusher's park timeout (<see cref="LazyFlushAfter"/>) when none comes. Nothing waits for such a record.
+    /// </summary>
+    public bool Publish(long written, bool lazy)
     {
         if (_policy == FlushPolicy.EveryMessage)
         {
@@ -124,7 +133,14 @@ internal sealed class GroupCommitFlusher
         }
 
         Volatile.Write(ref _writtenRecords, _writtenRecords + 1);
-        Interlocked.Exchange(ref _written, written); // full fence: pairs with the thread's park check
+        if (lazy)
+        {
+            Volatile.Write(ref _written, written);
+            return true;
+        }
+
+        Volatile.Write(ref _written, written);
+        Interlocked.Exchange(ref _demanded, written); // full fence: pairs with the thread's park check
         if (Volatile.Read(ref _parked) != 0)
         {
             _work.Set();
@@ -133,6 +149,35 @@ internal sealed class GroupCommitFlusher
         return true;
     }
 
+    /// <summary>
+    /// Asks for a flush of everything published so far without waiting for it (an owner whose records are lazy: the
+    /// flush then overlaps the caller's work); returns the position it asked for.
+    /// </summary>
+    public long RequestFlush()
+    {
+        long written = Volatile.Read(ref _written);
+        Demand(written);
+        return written;
+    }
+
+    // Asks for a flush up to position and wakes the thread if it is parked (Dekker pair with Park's second look).
+    private void Demand(long position)
+    {
+        if (_policy == FlushPolicy.EveryMessage || Volatile.Read(ref _demanded) >= position)
+        {
+            return;
+        }
+
+        DemandUpTo(position);
+        if (Volatile.Read(ref _parked) != 0)
+        {
+            _work.Set();
+        }
+    }
+
+    /// <summary>The longest a lazy record (<see cref="Publish(long, bool)"/>) waits for a flush when nothing else asks for one.</summary>
+    public static TimeSpan LazyFlushAfter => ParkTimeout;
+
     /// <summary>Blocks until <paramref name="position"/> is durable; false on timeout or a faulted journal.</summary>
     public bool WaitForDurable(long position, TimeSpan timeout)
     {
@@ -140,6 +185,9 @@ internal sealed class GroupCommitFlusher
         {
             return true;
         }
+
+        // A lazy record (or an owner that flushes on demand) is flushed once someone waits for it.
+        Demand(position);
 
         var spinner = default(SpinWait);
         while (!spinner.NextSpinWillYield)
@@ -196,8 +244,25 @@ internal sealed class GroupCommitFlusher
             return true;
         }
 
+        DemandUpTo(written);
         _work.Set();
         return WaitForDurable(written, Timeout.InfiniteTimeSpan);
+    }
+
+    // A flush of everything up to written is asked for (Flush: a caller waits for it, lazy records included).
+    private void DemandUpTo(long written)
+    {
+        long demanded = Volatile.Read(ref _demanded);
+        while (demanded < written)
+        {
+            long seen = Interlocked.CompareExchange(ref _demanded, written, demanded);
+            if (seen == demanded)
+            {
+                return;
+            }
+
+            demanded = seen;
+        }
     }
 
     /// <summary>Stops the thread, writes what is left up to <paramref name="written"/> (fsynced unless OsOnly) and closes the file.</summary>
@@ -228,18 +293,21 @@ internal sealed class GroupCommitFlusher
         bool measuring = false;
         long allocationBaseline = 0;
         long flushedRecords = 0;
+        bool lazyDue = false; // the last park timed out: lazy records written since go to the disk now
         while (true)
         {
-            if (Volatile.Read(ref _written) == _flushedPosition)
+            if (Volatile.Read(ref _written) == _flushedPosition || (!lazyDue && !FlushAskedFor()))
             {
                 if (_stopping || _fault is not null)
                 {
                     return;
                 }
 
-                Park(ParkTimeout);
+                lazyDue = !Park(ParkTimeout);
                 continue;
             }
+
+            lazyDue = false;
 
             if (_policy == FlushPolicy.GroupCommit && _maxDelayStopwatchTicks > 0)
             {
@@ -287,7 +355,7 @@ internal sealed class GroupCommitFlusher
 
             if (remaining * 1000 > Stopwatch.Frequency)
             {
-                Park(TimeSpan.FromMilliseconds(1));
+                Park(TimeSpan.FromMilliseconds(1), lingering: true);
             }
             else
             {
@@ -296,17 +364,26 @@ internal sealed class GroupCommitFlusher
         }
     }
 
-    private void Park(TimeSpan timeout)
+    // True when woken (or nothing to wait for), false when the timeout passed. After announcing the park it looks at
+    // the demand again: a writer that published before it saw _parked set would otherwise not wake it, and its record
+    // would wait the whole timeout (the Dekker pair: the writer's exchange of _demanded, then its read of _parked).
+    // Lingering (a batch is pending, the thread waits for it to fill): it waits the timeout regardless.
+    private bool Park(TimeSpan timeout, bool lingering = false)
     {
         _work.Reset();
         Interlocked.Exchange(ref _parked, 1); // full fence: pairs with the writer's publish
-        if (!_stopping)
+        bool woken = true;
+        if (!_stopping && (lingering || !FlushAskedFor()))
         {
-            _work.Wait(timeout);
+            woken = _work.Wait(timeout);
         }
 
         Volatile.Write(ref _parked, 0);
+        return woken;
     }
+
+    // Something is written and not flushed, and a record that is not lazy (or a waiter) asks for its flush.
+    private bool FlushAskedFor() => Volatile.Read(ref _written) != _flushedPosition && Volatile.Read(ref _demanded) > _flushedPosition;
 
     /// <summary>Writes [flushed, <paramref name="upTo"/>), optionally fsyncs, then makes it durable. Caller holds Gate.</summary>
     private bool TryWriteBatch(long upTo, bool fsync)

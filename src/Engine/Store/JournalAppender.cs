@@ -24,6 +24,15 @@ public sealed record JournalAppenderOptions
     /// <summary>The largest message one record carries (the encode buffer is sized for it at open).</summary>
     public int MaxMessageBytes { get; init; } = 64 << 10;
 
+    /// <summary>
+    /// An append starts no flush of its own: records are flushed when someone waits for them
+    /// (<see cref="JournalAppender.WaitForDurable"/>, <see cref="JournalAppender.Flush"/>), asks for it
+    /// (<see cref="JournalAppender.RequestFlush"/>), or after the flusher's park timeout (100 ms) when nobody does.
+    /// For a writer whose reader waits for batches (the matching service's matcher thread: one fsync a batch instead
+    /// of one after another while inputs arrive). Off by default.
+    /// </summary>
+    public bool FlushOnDemand { get; init; }
+
     /// <summary>Messages the current generation may hold, recovered ones included (a count, not memory: IndexFull past it).</summary>
     public long MaxMessages { get; init; } = int.MaxValue;
 }
@@ -54,6 +63,7 @@ public sealed class JournalAppender : IDisposable, IJournalFlushSource
     private readonly long _generationOffset;
     private readonly Microsoft.Win32.SafeHandles.SafeFileHandle _handle;
     private readonly GroupCommitFlusher _flusher;
+    private readonly bool _lazy;
 
     private long _position;          // writer: just past the last record
     private long _messages;          // writer: messages in the current generation
@@ -71,6 +81,7 @@ public sealed class JournalAppender : IDisposable, IJournalFlushSource
         RecoveryReport report)
     {
         _maxMessages = options.MaxMessages;
+        _lazy = options.FlushOnDemand;
         _handle = file.SafeFileHandle;
         _generationOffset = generationOffset;
         _position = end;
@@ -238,6 +249,12 @@ public sealed class JournalAppender : IDisposable, IJournalFlushSource
     /// <summary>Makes everything appended so far durable (blocks); false on a faulted journal.</summary>
     public bool Flush() => _flusher.Flush(_position);
 
+    /// <summary>
+    /// Any thread: asks for a flush of everything appended so far without waiting for it (under
+    /// <see cref="JournalAppenderOptions.FlushOnDemand"/>); returns the position it covers.
+    /// </summary>
+    public long RequestFlush() => _flusher.RequestFlush();
+
     /// <summary>Makes what was appended durable, stops the flusher and closes the file (and its lock).</summary>
     public void Dispose()
     {
@@ -278,7 +295,7 @@ public sealed class JournalAppender : IDisposable, IJournalFlushSource
 
     private StoreWriteStatus Publish()
     {
-        if (_flusher.Publish(_position))
+        if (_flusher.Publish(_position, _lazy))
         {
             return StoreWriteStatus.Ok;
         }

@@ -30,6 +30,7 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
 
     private readonly StoreWindow _log;
     private readonly FlushPolicy _policy;
+    private readonly bool _deferTarget;
     private readonly GroupCommitFlusher _flusher;
     private bool _disposed;
 
@@ -47,6 +48,7 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
     {
         _log = log;
         _policy = options.FlushPolicy;
+        _deferTarget = options.DeferTargetSeqNum;
         Recovery = report;
         FilePath = options.FilePath;
         _flusher = new GroupCommitFlusher(this, file, options.FlushPolicy, options.MaxBatch, options.MaxDelay, "rapidfix-journal-flusher",
@@ -296,7 +298,10 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
 
         _log.AppendSequence(type, value);
         _sequenceUpdates++;
-        return Publish();
+        // Under DeferTargetSeqNum a received message's record rides with the next flush (JournalOptions).
+        return _flusher.Publish(_log.WrittenPosition, lazy: _deferTarget && type == RecordType.NextTarget)
+            ? StoreWriteStatus.Ok
+            : CountRejection(StoreWriteStatus.Faulted);
     }
 
     /// <summary>Makes the record just written visible to the flusher, or writes it through under EveryMessage.</summary>

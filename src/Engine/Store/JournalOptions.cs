@@ -72,6 +72,16 @@ public sealed record JournalOptions
 
     /// <summary>The generation's bound in bytes: <see cref="MaxGenerationBytes"/> when set, else <see cref="MaxBytes"/>.</summary>
     internal long GenerationBytes => MaxGenerationBytes > 0 ? MaxGenerationBytes : MaxBytes;
+
+    /// <summary>
+    /// The sequence record of each received message (NextTargetMsgSeqNum) starts no flush of its own
+    /// (StoreDeferTargetSeqNum): it reaches the disk with the next flush a sent message asks for, or within 100 ms
+    /// when none comes. A crash can then lose up to that much of the received sequence: the counterparty is asked to
+    /// resend those messages (PossDupFlag=Y). For an application that journals what it receives itself and ignores
+    /// what it already holds (the matching service): the store's flusher then runs once per batch of sent messages
+    /// instead of continuously while messages arrive. Off by default.
+    /// </summary>
+    public bool DeferTargetSeqNum { get; init; }
 }
 
 /// <summary>What opening a journal found and did.</summary>

@@ -17,7 +17,7 @@ public static class MessageStoreFactory
         return Path.Combine(settings.GetString(SettingKeys.FileStorePath), settings.SessionId.ToFileName() + ".journal");
     }
 
-    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreWindowBytes, MaxMessageSize, StoreCommitMemory).</summary>
+    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreWindowBytes, MaxMessageSize, StoreCommitMemory, StoreDeferTargetSeqNum).</summary>
     public static JournalOptions JournalOptions(SessionSettings settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
@@ -34,6 +34,7 @@ public static class MessageStoreFactory
             WindowBytes = settings.GetInt(SettingKeys.StoreWindowBytes),
             MaxMessageBytes = settings.GetInt(SettingKeys.MaxMessageSize),
             CommitMemory = settings.GetBool(SettingKeys.StoreCommitMemory),
+            DeferTargetSeqNum = settings.GetBool(SettingKeys.StoreDeferTargetSeqNum),
         };
     }
 

@@ -57,6 +57,8 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     private readonly object _sendLock = new();
     private readonly ManualResetEventSlim _ended = new(false);
     private Thread? _thread;
+    private long _coalescingWaits;
+    private long _reads;
 
     // 0 until started, 1 once started (on its own thread or handed to an acceptor's pooled thread), 2 when ended.
     private volatile int _runState;
@@ -200,6 +202,12 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// thread hands it back when it ends, for the next connection to use.
     /// </summary>
     public EngineThreadStats? Recorder => Volatile.Read(ref _recorder);
+
+    /// <summary>Socket reads made (receive calls, TLS excepted).</summary>
+    internal long Reads => Volatile.Read(ref _reads);
+
+    /// <summary>Waits the connection made to coalesce reads (<see cref="FixSessionOptions.SocketReceiveCoalesceMilliseconds"/>).</summary>
+    internal long CoalescingWaits => Volatile.Read(ref _coalescingWaits);
 
     /// <summary>True once the connection is closed.</summary>
     public bool IsClosed => _closed;
@@ -567,6 +575,14 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
                     {
                         break;
                     }
+
+                    // SocketReceiveCoalesceMilliseconds: let the rest of a burst arrive, to take it in one read.
+                    int coalesce = _receiver.Session?.Options.SocketReceiveCoalesceMilliseconds ?? 0;
+                    if (coalesce > 0 && !_closing && !_closed)
+                    {
+                        Volatile.Write(ref _coalescingWaits, _coalescingWaits + 1);
+                        Thread.Sleep(coalesce);
+                    }
                 }
 
                 RunTimer();
@@ -898,6 +914,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
         }
 
         int n = _socket.Receive(into, SocketFlags.None, out var error);
+        Volatile.Write(ref _reads, _reads + 1);
         if (error == SocketError.WouldBlock)
         {
             return 0;

@@ -74,6 +74,39 @@ public sealed class DeferredBusinessRejectTests : IDisposable
         Assert.Equal(Orders, stored);
     }
 
+    [Fact]
+    public void The_business_rejects_of_one_read_are_logged_in_two_lines_not_one_each()
+    {
+        using var store = JournalMessageStore.Open(new JournalOptions { FilePath = _journal }, DateTime.UtcNow);
+        var logBytes = new MemoryStream();
+        var client = new Client();
+        var initiator = new FixSession(Options("CLIENT", "EXEC", initiator: true), new MemoryMessageStore(10_000, 1 << 22, DateTime.UtcNow), client, clock: _clock);
+        string text;
+        using (var log = new RapidFix.Engine.Diagnostics.EngineLog(logBytes, 4096, RapidFix.Engine.Diagnostics.LogLevel.Info))
+        {
+            var acceptor = new FixSession(Options("EXEC", "CLIENT", initiator: false, syncBeforeSend: true), store, new Busy(), log, _clock);
+            var (ours, theirs) = InMemoryConnection.Connect(initiator, [acceptor]);
+            ours.Exchange();
+            for (int i = 1; i <= Orders; i++)
+            {
+                Assert.Equal(SendResult.Sent, initiator.SendDeferred("D"u8, Order(i)));
+            }
+
+            Assert.True(initiator.FlushDeferred());
+            theirs.Deliver();
+            ours.Exchange();
+            log.Flush();
+            text = Encoding.ASCII.GetString(logBytes.ToArray());
+        }
+
+        // Every refusal still answers its order (the participant is told); the log says how many in two lines.
+        Assert.Equal(Orders, client.Rejects.Count);
+        var lines = text.Split('\n');
+        Assert.Single(lines, l => l.Contains("BusinessMessageReject sent, reason 4, RefSeqNum 2", StringComparison.Ordinal));
+        Assert.Single(lines, l => l.Contains($"{Orders - 1} more BusinessMessageRejects sent for the same read, the last for RefSeqNum {Orders + 1}", StringComparison.Ordinal));
+        Assert.Equal(2, lines.Count(l => l.Contains("BusinessMessageReject", StringComparison.Ordinal)));
+    }
+
     private static byte[] Order(int id) => Encoding.ASCII.GetBytes(
         $"11={id}\u000121=1\u000138=100\u000140=1\u000154=1\u000155=MSFT\u000160=20260101-00:00:00.000\u0001");
 

@@ -59,6 +59,51 @@ public sealed class PipeTransportTests
         SessionHarness.WaitUntil(() => drain.Executions == 2020, "2020 executions back");
     }
 
+    [Theory]
+    [InlineData(0)]
+    [InlineData(10)]
+    public void SocketReceiveCoalesceMilliseconds_takes_a_burst_in_few_reads(int coalesce)
+    {
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: $"SocketTransport=Pipelines\nSocketReceiveCoalesceMilliseconds={coalesce}");
+        using var client = Connect(acceptor);
+        using var drain = new Drain(client);
+        int seq = 1;
+        client.Send(Logon(seq++));
+        SessionHarness.WaitUntil(() => acceptor.Sessions[0].IsLoggedOn, "logon");
+        var connection = Assert.IsType<PipeConnection>(acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed));
+        long reads = connection.Reads;
+
+        // 60 orders, one TCP write each, about 0.5 ms apart (30 ms or more in all).
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        for (int i = 1; i <= 60; i++)
+        {
+            client.Send(Order(seq++, i));
+            var next = watch.Elapsed + TimeSpan.FromMilliseconds(0.5);
+            while (watch.Elapsed < next)
+            {
+            }
+        }
+
+        SessionHarness.WaitUntil(() => executor.Orders == 60, "60 orders");
+        long taken = connection.Reads - reads;
+        if (coalesce == 0)
+        {
+            // Read as they come (about one read each on a quiet machine; a loaded one batches some): no wait.
+            Assert.True(taken >= 1);
+            Assert.Equal(0, connection.CoalescingWaits);
+        }
+        else
+        {
+            // One read, then a 10 ms wait while the next 20 or so arrive: a handful of reads for 30 ms or more of orders.
+            long allowed = 2 + (watch.ElapsedMilliseconds / coalesce);
+            Assert.True(taken <= allowed, $"{taken} reads for 60 orders in {watch.ElapsedMilliseconds} ms (at most {allowed})");
+            Assert.True(connection.CoalescingWaits > 0);
+        }
+
+        SessionHarness.WaitUntil(() => drain.Executions == 60, "60 executions back");
+    }
+
     public static TheoryData<SocketTransport, string, DisconnectReason> BadFirstMessages()
     {
         var data = new TheoryData<SocketTransport, string, DisconnectReason>();
