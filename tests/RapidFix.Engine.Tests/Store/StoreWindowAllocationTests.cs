@@ -118,7 +118,7 @@ public sealed class StoreWindowAllocationTests : IDisposable
     }
 
     [Fact]
-    public void Resident_memory_stays_flat_while_the_journal_grows_ten_windows_long()
+    public void Resident_memory_stays_flat_while_the_journal_grows_twenty_windows_long()
     {
         const int window = 4 << 20;
         using var store = Open("flat.journal", FlushPolicy.OsOnly, window, commit: true);
@@ -133,17 +133,18 @@ public sealed class StoreWindowAllocationTests : IDisposable
         long before = ResidentBytes();
         long heapBefore = GC.GetGCMemoryInfo().TotalCommittedBytes;
         long fileBefore = new FileInfo(store.FilePath).Length;
-        seq = AppendDurably(store, message, seq, 10L * window);
+        seq = AppendDurably(store, message, seq, 20L * window);
         long after = ResidentBytes();
         long heapGrown = Math.Max(0, GC.GetGCMemoryInfo().TotalCommittedBytes - heapBefore);
         long grown = new FileInfo(store.FilePath).Length - fileBefore;
 
-        Assert.True(grown >= 10L * window, $"the file grew {grown} bytes");
-        // The store that kept its generation in memory grew by the journal: 40 MiB here. The window keeps it flat
-        // (4 MiB of slack for the runtime's own pages). The appends allocate nothing, but the test host's threads do:
+        Assert.True(grown >= 20L * window, $"the file grew {grown} bytes");
+        // The store that kept its generation in memory grew by the journal: 80 MiB here. The window keeps it flat
+        // (16 MiB of slack for the process's other native pages: in a clean-clone CI run, with the test host's other
+        // threads winding down, 8 MiB that were not the store's and not the GC heap's appeared over a 40-MiB run). The appends allocate nothing, but the test host's threads do:
         // what the garbage-collected heap committed meanwhile (its gen0 budget, several MiB) is theirs, not the store's.
         long storeGrown = after - before - heapGrown;
-        Assert.True(storeGrown < 4 << 20,
+        Assert.True(storeGrown < 16 << 20,
             $"resident memory grew {(after - before) >> 10} KiB ({heapGrown >> 10} KiB of it the GC heap's) while the journal grew {grown >> 10} KiB");
 
         // And it is all there, the first messages served from the file.
