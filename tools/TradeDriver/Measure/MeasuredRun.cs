@@ -364,21 +364,22 @@ internal static class MeasuredRun
         GC.WaitForPendingFinalizers();
         GC.Collect();
         GC.WaitForPendingFinalizers();
-        var driverThread = new Thread(() => driver.Run(stopRequested)) { Name = "measure-driver", Priority = ThreadPriority.AboveNormal };
-        driverThread.Start();
+        // The sending thread stays parked after its last send until the measured phase has ended: a thread's exit is
+        // the runtime's work (its finalizer thread cleans up after it) and belongs outside the window.
+        var sending = new ParkedThread(() => driver.Run(stopRequested), "measure-driver", ThreadPriority.AboveNormal);
         // The driver's measured phase starts when its warm-up ends: from then on its process must allocate nothing
         // (its sessions' first sends, the JIT's first calls, the sampler's first interval are warm-up).
         long warmedUp = schedule.StartOf(RunPhase.RampUp);
-        for (long left = warmedUp - Stopwatch.GetTimestamp(); left > 0 && driverThread.IsAlive; left = warmedUp - Stopwatch.GetTimestamp())
+        for (long left = warmedUp - Stopwatch.GetTimestamp(); left > 0 && !sending.Done; left = warmedUp - Stopwatch.GetTimestamp())
         {
-            driverThread.Join((int)Math.Clamp(left * 1000 / frequency, 1, 100));
+            Thread.Sleep((int)Math.Clamp(left * 1000 / frequency, 1, 100));
         }
 
         GcSnapshot? measuredFrom = null;
         long mainFrom = 0, sessionsFrom = 0, outputFrom = 0;
         RuntimeActivity activityFrom = default;
         ThreadCensus? censusFrom = null;
-        if (driverThread.IsAlive)
+        if (!sending.Done)
         {
             censusFrom = ThreadCensus.Take(); // allocates: just before the window
             persister?.MarkAllocations();
@@ -390,7 +391,10 @@ internal static class MeasuredRun
             mainFrom = GC.GetAllocatedBytesForCurrentThread();
         }
 
-        driverThread.Join();
+        while (!sending.Done) // Done was read before the window: nothing new to compile in it
+        {
+            Thread.Sleep(1);
+        }
 
         long ackable = driver.SentAckable; // a refused send gets no ack
         long drainStart = Stopwatch.GetTimestamp();
@@ -418,6 +422,7 @@ internal static class MeasuredRun
         var activityTo = RuntimeActivity.Take();
         var measuredTo = GcSnapshot.Take();
         string? threads = censusFrom is null ? null : ThreadCensus.Between(censusFrom, ThreadCensus.Take());
+        sending.Release();
         if (missingAcks > 0)
         {
             notes.Add($"{missingAcks} acks still missing {o.DrainSeconds:F0} s after the last send");

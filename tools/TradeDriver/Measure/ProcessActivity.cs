@@ -98,14 +98,22 @@ internal sealed class ThreadCensus
             }
         }
 
-        int ended = before._threads.Keys.Count(id => !after._threads.ContainsKey(id));
+        var ended = new SortedDictionary<string, int>(StringComparer.Ordinal);
+        foreach (var (id, (name, _)) in before._threads)
+        {
+            if (!after._threads.ContainsKey(id))
+            {
+                ended[name] = ended.GetValueOrDefault(name) + 1;
+            }
+        }
+
         static string List(SortedDictionary<string, int> names) =>
             string.Join(", ", names.Select(n => n.Value == 1 ? n.Key : string.Create(CultureInfo.InvariantCulture, $"{n.Key} x{n.Value}")));
         var text = new StringBuilder();
         text.Append(started.Count == 0 ? "no thread started" : "threads started: " + List(started));
-        if (ended > 0)
+        if (ended.Count > 0)
         {
-            text.Append(CultureInfo.InvariantCulture, $", {ended} ended");
+            text.Append(", ended: " + List(ended));
         }
 
         text.Append(ran.Count == 0 ? ", none of the runtime's ran" : "; the runtime's that ran: " + List(ran));
