@@ -38,6 +38,7 @@ internal static class MeasureCommands
         root.Subcommands.Add(ChildOutputCheck.Command());
         root.Subcommands.Add(QuietTimers.Command());
         root.Subcommands.Add(PersisterRun.SetupCommand());
+        root.Subcommands.Add(ReportComparison.Command());
         root.Subcommands.Add(SweepCommand("mst", "search the maximum sustainable throughput (paper 001): the highest offered rate that achieved keeps up with, queues bounded", mst: true));
     }
 
