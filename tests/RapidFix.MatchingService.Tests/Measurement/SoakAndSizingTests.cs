@@ -22,6 +22,24 @@ public sealed class SoakAndSizingTests
     }
 
     [Fact]
+    public void The_persister_s_database_is_counted_on_its_own_disk_and_with_the_run_s_files_when_they_share_it()
+    {
+        // 80 % of a 40,000/s MST for 10 minutes: 19.2 million inputs; measured 360 + 401 bytes an input of journal and
+        // stores and 930 of PostgreSQL, 33 GB on a disk that had 27 GB free.
+        long inputs = 32_000L * 600;
+        var sizing = JournalSizing.For(inputs, 4, requestedJournalBytes: 0, rate: 32_000);
+        Assert.True(sizing.DatabaseDiskBytes >= inputs * 930);
+        Assert.Null(sizing.Refusal(freeDisk: 27 * GiB, availableMemory: 20 * GiB)); // the journal and stores alone fit
+        string? why = sizing.DatabaseRefusal(freeDisk: 27 * GiB, sameDiskAsRun: true, where: "/tmp/");
+        Assert.NotNull(why);
+        Assert.Contains("PostgreSQL's database", why, StringComparison.Ordinal);
+        Assert.Contains("the input journal and session stores", why, StringComparison.Ordinal);
+        Assert.Null(sizing.DatabaseRefusal(freeDisk: 27 * GiB, sameDiskAsRun: false, where: "/tmp/")); // its own disk: room
+        Assert.Null(sizing.DatabaseRefusal(freeDisk: sizing.DatabaseDiskBytes + sizing.DiskBytes, sameDiskAsRun: true, where: "/tmp/"));
+        Assert.NotNull(sizing.DatabaseRefusal(freeDisk: sizing.DatabaseDiskBytes + sizing.DiskBytes - 1, sameDiskAsRun: true, where: "/tmp/"));
+    }
+
+    [Fact]
     public void An_hours_long_soak_needs_its_journal_file_on_disk_not_in_memory()
     {
         // 300 messages/s for two hours: 2.16 million inputs, more than the old 2 GiB in-memory journal could hold.
@@ -29,7 +47,10 @@ public sealed class SoakAndSizingTests
         var sizing = JournalSizing.For(inputs, 4, requestedJournalBytes: 0);
 
         Assert.Equal((inputs + 1000) * JournalSizing.BytesPerInput, sizing.JournalFileBytes);
-        Assert.True(sizing.DiskBytes >= sizing.JournalFileBytes + (4 * sizing.SessionStoreBytes));
+        // What the stores write (measured 401 bytes an input for all four), not the sum of their files' caps.
+        Assert.Equal(sizing.JournalFileBytes + ((inputs + 1000) * JournalSizing.StoreBytesPerInput), sizing.DiskBytes);
+        Assert.True(sizing.DiskBytes >= (inputs + 1000) * (360 + 401));
+        Assert.True(sizing.SessionStoreBytes >= inputs * JournalSizing.BytesPerAnswer); // each store's cap: every input
         // The journal files are not in memory: only their write windows, beside the driver.
         Assert.Equal(sizing.JournalBytes + (4 * JournalSizing.SessionStoreMemoryBytes) + sizing.DriverBytes, sizing.MemoryBytes);
         Assert.True(sizing.JournalFileBytes > 20 * sizing.JournalBytes);

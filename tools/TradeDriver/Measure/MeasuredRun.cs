@@ -269,6 +269,7 @@ internal static class MeasuredRun
         PersisterRun? started = null;
         if (skipped is null)
         {
+            journal.CheckDatabase(o.OutputDirectory);
             try
             {
                 started = PersisterRun.Start(Path.Combine(work, "data"), work, output);
@@ -372,7 +373,7 @@ internal static class MeasuredRun
         long warmedUp = schedule.StartOf(RunPhase.RampUp);
         for (long left = warmedUp - Stopwatch.GetTimestamp(); left > 0 && !sending.Done; left = warmedUp - Stopwatch.GetTimestamp())
         {
-            Thread.Sleep((int)Math.Clamp(left * 1000 / frequency, 1, 100));
+            sending.WaitDone((int)Math.Clamp(left * 1000 / frequency, 1, 100)); // called before the window, too
         }
 
         GcSnapshot? measuredFrom = null;
@@ -391,10 +392,7 @@ internal static class MeasuredRun
             mainFrom = GC.GetAllocatedBytesForCurrentThread();
         }
 
-        while (!sending.Done) // Done was read before the window: nothing new to compile in it
-        {
-            Thread.Sleep(1);
-        }
+        sending.WaitDone();
 
         long ackable = driver.SentAckable; // a refused send gets no ack
         long drainStart = Stopwatch.GetTimestamp();

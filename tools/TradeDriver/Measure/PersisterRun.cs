@@ -105,7 +105,44 @@ internal sealed class PersisterRun : IDisposable
             return why;
         }
 
-        return FindPersister() is not null ? null : BuildPersister(output);
+        string? found = FindPersister();
+        if (found is not null && StaleBuild(found) is null)
+        {
+            return null;
+        }
+
+        if (BuildPersister(output, found is null ? "once" : "its build there is not of this driver's sources") is { } failed)
+        {
+            return failed;
+        }
+
+        return FindPersister() is { } built && StaleBuild(built) is { } stale ? stale : null;
+    }
+
+    /// <summary>
+    /// Why a persister build found in the repository cannot serve this driver: its copy of the persistence library
+    /// (the schema's migrations, the record layout) is not the driver's. A build left from an earlier checkout
+    /// refused a newer schema at startup (exit 2), and a whole MST search then read as "persister lag grew"
+    /// (docs/measurement.md). Null when they are the same file or one of them cannot be read.
+    /// </summary>
+    internal static string? StaleBuild(string persister)
+    {
+        const string library = "RapidFix.Persistence.dll";
+        string theirs = Path.Combine(Path.GetDirectoryName(persister)!, library);
+        string ours = Path.Combine(AppContext.BaseDirectory, library);
+        try
+        {
+            if (!File.Exists(theirs) || !File.Exists(ours) || File.ReadAllBytes(theirs).AsSpan().SequenceEqual(File.ReadAllBytes(ours)))
+            {
+                return null;
+            }
+        }
+        catch (IOException)
+        {
+            return null;
+        }
+
+        return $"the persister at {persister} was built from other sources than this driver ({library} differs): rebuild tools/Persister";
     }
 
     /// <summary>The line a run without PostgreSQL prints, once.</summary>
@@ -420,7 +457,7 @@ internal sealed class PersisterRun : IDisposable
 
     // Builds tools/Persister beside the driver's own build. Its references (this driver among them) are built
     // already, and rebuilding them would overwrite the running driver's files: BuildProjectReferences=false.
-    private static string? BuildPersister(TextWriter output)
+    private static string? BuildPersister(TextWriter output, string why)
     {
         var framework = new DirectoryInfo(AppContext.BaseDirectory.TrimEnd(Path.DirectorySeparatorChar));
         string? project = null;
@@ -437,7 +474,7 @@ internal sealed class PersisterRun : IDisposable
             return "no persister program beside the driver and no repository to build it from";
         }
 
-        output.WriteLine("PostgreSQL persister: building tools/Persister (once)");
+        output.WriteLine($"PostgreSQL persister: building tools/Persister ({why})");
         var start = new ProcessStartInfo(ServiceProcess.DotNetHost)
         {
             RedirectStandardOutput = true,
