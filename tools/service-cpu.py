@@ -1,10 +1,12 @@
 #!/usr/bin/env python3
-# usage: tools/service-cpu.py DRIVERDIR RATE STEPSECS LABEL [extra strace]
+# usage: tools/service-cpu.py DRIVERDIR RATE STEPSECS LABEL [strace|strace-driver|perf]
+# (strace: the service's system calls for 5 s, strace-driver: the driver's, perf: a profile of the service for 8 s)
 # Runs the driver's curve at one rate (service in its own process), samples the service's and the driver's CPU per
 # thread over the middle of the steady part, and divides by the inputs the matcher completed (stats file).
 import os, sys, time, subprocess, struct, collections, re
 drv, rate, step, label = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
-do_strace = len(sys.argv) > 5 and sys.argv[5] == 'strace'
+do_strace = len(sys.argv) > 5 and sys.argv[5] in ('strace', 'strace-driver')
+strace_pid_of_driver = len(sys.argv) > 5 and sys.argv[5] == 'strace-driver'
 do_perf = len(sys.argv) > 5 and sys.argv[5] == 'perf'
 if do_perf:
     os.environ['DOTNET_PerfMapEnabled']='1'; os.environ['DOTNET_EnableWriteXorExecute']='0'
@@ -65,7 +67,7 @@ c0 = counters(); a = snap(svc); da = snap(p.pid); t0 = time.time()
 st = None
 if do_strace:
     time.sleep(2)
-    st = subprocess.Popen(['strace', '-c', '-f', '-p', str(svc), '-o', f'{out}/strace.txt'], stderr=subprocess.DEVNULL)
+    st = subprocess.Popen(['strace', '-c', '-f', '-p', str(p.pid if strace_pid_of_driver else svc), '-o', f'{out}/strace.txt'], stderr=subprocess.DEVNULL)
     time.sleep(5); st.send_signal(2); st.wait()
     time.sleep(max(0, window - 7))
 elif do_perf:

@@ -17,14 +17,24 @@ namespace RapidFix.Engine.Sessions;
 /// connection that has since closed is not written on a later one: the counterparty asks for it with a
 /// ResendRequest, as for anything it missed.</para>
 /// <para>The messages are read back from the store's image (the bytes stored are the bytes sent), so a batch costs
-/// no memory beyond the batch buffer, created with the session when it persists messages (PersistMessages=Y).</para>
+/// no memory beyond the batch buffer (<see cref="DeferredWriteBytes"/>), created with the session.</para>
+/// <para>A session that keeps nothing (PersistMessages=N: a load generator's) has nothing to read back: its batch is
+/// the messages' bytes themselves, gathered in the batch buffer up to <see cref="DeferredWriteBytes"/>, then one
+/// transport write; a message that would not fit writes
+/// what is gathered first, and one larger than the buffer goes out on its own after the batch, as <see cref="Send"/>
+/// would. Such a batch lost with its connection is not stored anywhere: <see cref="FlushDeferred"/> then says
+/// false.</para>
 /// </remarks>
 public sealed partial class FixSession
 {
     /// <summary>Bytes gathered into one transport write at most (several whole messages).</summary>
     internal const int DeferredWriteBytes = 64 << 10;
 
-    private readonly byte[]? _deferredWire;
+    private readonly byte[] _deferredWire;
+
+    // PersistMessages=N: the bytes and the messages gathered in _deferredWire (the batch itself).
+    private int _deferredBytes;
+    private int _deferredCount;
     private ISessionTransport? _deferredTransport;
     private int _deferredFirst;
     private int _deferredLast;
@@ -46,8 +56,8 @@ public sealed partial class FixSession
     /// Sends an application message as part of a batch: like <see cref="Send"/> (header, body, trailer, stored with
     /// the next MsgSeqNum), but it neither waits for the store nor writes to the transport: the message goes on the
     /// wire at the next <see cref="FlushDeferred"/> (or before any other message of this session).
-    /// <see cref="SendResult.Sent"/> then means stored and queued for the wire. With PersistMessages=N (nothing to
-    /// read back) it is <see cref="Send"/>.
+    /// <see cref="SendResult.Sent"/> then means stored and queued for the wire. With PersistMessages=N (nothing
+    /// stored) it means queued for the wire: the batch buffer holds the message itself (see the remarks of the type).
     /// </summary>
     public SendResult SendDeferred(ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
     {
@@ -62,7 +72,7 @@ public sealed partial class FixSession
             int seq = _store.NextSenderMsgSeqNum;
             Begin(msgType, seq, new HeaderOptions(), default);
             _encoder.AddRaw(body);
-            var result = Complete(msgType, 0, application: true, defer: CanDefer);
+            var result = Complete(msgType, 0, application: true, defer: true);
             if (result == SendResult.Sent)
             {
                 _counters.ApplicationMessagesSent++;
@@ -79,7 +89,8 @@ public sealed partial class FixSession
     /// the transport. False
     /// when they could not be written: the store did not become durable in time (the session disconnects, as
     /// <see cref="Send"/> does) or the transport refused them (disconnected; the messages are stored, a resend
-    /// delivers them).
+    /// delivers them). With PersistMessages=N also false when the connection they were meant for is gone (nothing
+    /// stored them: they are lost, as a message <see cref="Send"/> could not write).
     /// </summary>
     public bool FlushDeferred()
     {
@@ -103,6 +114,12 @@ public sealed partial class FixSession
 
         lock (_sync)
         {
+            if (!_options.PersistMessages && _deferredFirst != 0 && !ReferenceEquals(_deferredTransport, _transport))
+            {
+                DropDeferred(); // gathered for a connection that is gone, and kept nowhere
+                return false;
+            }
+
             return WriteDeferred();
         }
     }
@@ -137,15 +154,36 @@ public sealed partial class FixSession
         }
     }
 
-    private bool CanDefer => _deferredWire is not null;
+    // A read's business rejects wait for its end only when they are stored (read back at the flush).
+    private bool CanDefer => _options.PersistMessages;
 
-    /// <summary>Complete, deferred: the message is stored as <paramref name="seq"/>; note it for the next write.</summary>
-    private SendResult Defer(int seq)
+    /// <summary>Whether Complete may defer this encoded message (PersistMessages=N: it must fit the batch buffer).</summary>
+    private bool Deferrable(int length) => _options.PersistMessages || length <= _deferredWire.Length;
+
+    /// <summary>
+    /// Complete, deferred: the message is stored as <paramref name="seq"/> (PersistMessages=N: its bytes,
+    /// <paramref name="message"/>, join the batch buffer); note it for the next write.
+    /// </summary>
+    private SendResult Defer(int seq, ReadOnlySpan<byte> message)
     {
         if (_deferredFirst != 0 && !ReferenceEquals(_deferredTransport, _transport))
         {
             // Stored for a connection that is gone: the counterparty asks for them with a ResendRequest.
-            _deferredFirst = 0;
+            DropDeferred();
+        }
+
+        if (!_options.PersistMessages)
+        {
+            // The batch is the bytes: a message that does not fit after them writes them first.
+            if (_deferredFirst != 0 && _deferredBytes + message.Length > _deferredWire.Length && !WriteDeferred())
+            {
+                return SendResult.TransportFailed;
+            }
+
+            message.CopyTo(_deferredWire.AsSpan(_deferredBytes));
+            _deferredBytes += message.Length;
+            _deferredCount++;
+            _messageLog?.Outgoing(message); // logged when queued: the bytes are not kept to log at the write
         }
 
         if (_deferredFirst == 0)
@@ -169,9 +207,10 @@ public sealed partial class FixSession
 
         int first = _deferredFirst;
         int last = _deferredLast;
+        int gathered = _deferredBytes;
+        int count = _deferredCount;
         var transport = _deferredTransport;
-        _deferredTransport = null;
-        Volatile.Write(ref _deferredFirst, 0);
+        DropDeferred();
         if (transport is null || !ReferenceEquals(transport, _transport))
         {
             return true; // stored; the connection they were meant for is gone, a resend delivers them
@@ -185,7 +224,20 @@ public sealed partial class FixSession
             return false;
         }
 
-        var wire = _deferredWire!;
+        var wire = _deferredWire;
+        if (!_options.PersistMessages)
+        {
+            // Nothing to read back: the batch buffer holds the messages, in MsgSeqNum order.
+            if (!transport.Send(wire.AsSpan(0, gathered)))
+            {
+                return DeferredSendFailed();
+            }
+
+            _counters.MessagesSent += count;
+            _lastSentNanos = _clock.UtcNowNanos;
+            return true;
+        }
+
         int used = 0;
         int messages = 0;
         foreach (var message in _store.GetRange(first, last))
@@ -226,6 +278,15 @@ public sealed partial class FixSession
         _counters.MessagesSent += messages;
         _lastSentNanos = _clock.UtcNowNanos;
         return true;
+    }
+
+    /// <summary>Under the lock: forgets the deferred batch (written, or meant for a connection that is gone).</summary>
+    private void DropDeferred()
+    {
+        _deferredTransport = null;
+        _deferredBytes = 0;
+        _deferredCount = 0;
+        Volatile.Write(ref _deferredFirst, 0);
     }
 
     // As in Complete: tell the counterparty why (a socket keeps room for one Logout), then close; the batch is stored.

@@ -109,9 +109,9 @@ public sealed partial class FixSession
                     _store.SetNextSenderMsgSeqNum(seq + 1); // the number is used; the resend will gap-fill it
                 }
             }
-            else if (defer)
+            else if (defer && Deferrable(encoded.Span.Length))
             {
-                return Defer(seq); // stored; on the wire at FlushDeferred, after one wait for the whole batch
+                return Defer(seq, encoded.Span); // stored; on the wire at FlushDeferred, after one wait for the whole batch
             }
             else if (_options.SyncBeforeSend && !_store.WaitForDurable(_store.WrittenPosition, _options.SyncTimeout))
             {

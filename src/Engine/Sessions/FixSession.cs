@@ -105,7 +105,7 @@ public sealed partial class FixSession
             : new MessageValidator(options.AdminDictionary, options.Validation);
         _output = new byte[options.MaxMessageSize + 1024];
         _headerBlocks = new HeaderBlocks(options);
-        _deferredWire = options.PersistMessages ? new byte[DeferredWriteBytes] : null;
+        _deferredWire = new byte[DeferredWriteBytes]; // the batched send's (FixSession.Batch.cs), with or without PersistMessages
         var viewOptions = options.MessageOptions with { MaxMessageSize = options.MaxMessageSize + 1024 };
         _replay = new FixMessage(viewOptions);
         _queue = new InboundQueue(options.InboundQueueCapacity, viewOptions);

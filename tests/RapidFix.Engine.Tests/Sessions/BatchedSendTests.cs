@@ -129,6 +129,134 @@ public sealed class BatchedSendTests : IDisposable
         Assert.True(h.Transport.SendCount > 2_000);
     }
 
+    [Fact]
+    public void Without_persisting_a_batch_still_goes_out_in_one_write_in_order()
+    {
+        // PersistMessages=N (the trade driver's initiators): nothing to read back, the batch holds the bytes.
+        using var h = new ProtocolHarness("PersistMessages=N");
+        var wire = Attach(h);
+        h.Logon();
+        int first = h.Store.NextSenderMsgSeqNum;
+        int writesBefore = wire.Writes.Count;
+
+        for (int i = 0; i < 20; i++)
+        {
+            Assert.Equal(SendResult.Sent, h.Session.SendDeferred("8"u8, ReportBody));
+        }
+
+        Assert.Equal(writesBefore, wire.Writes.Count); // queued, not on the wire
+        Assert.True(h.Session.HasDeferred);
+        Assert.True(h.Session.FlushDeferred());
+
+        Assert.False(h.Session.HasDeferred);
+        Assert.Equal(writesBefore + 1, wire.Writes.Count);
+        Assert.Equal(Enumerable.Range(first, 20), wire.SeqNums(writesBefore));
+        Assert.Equal(first + 20, h.Store.NextSenderMsgSeqNum);
+    }
+
+    [Fact]
+    public void Without_persisting_a_batch_larger_than_its_buffer_goes_out_in_whole_messages_in_order()
+    {
+        using var h = new ProtocolHarness("PersistMessages=N");
+        var wire = Attach(h);
+        h.Logon();
+        int first = h.Store.NextSenderMsgSeqNum;
+        int writesBefore = wire.Writes.Count;
+        const int count = 1_000; // about 150 bytes each: more than one buffer (64 KiB)
+
+        for (int i = 0; i < count; i++)
+        {
+            Assert.Equal(SendResult.Sent, h.Session.SendDeferred("8"u8, ReportBody));
+        }
+
+        Assert.True(h.Session.FlushDeferred());
+
+        var writes = wire.Writes.Skip(writesBefore).ToList();
+        Assert.InRange(writes.Count, 2, 4);
+        Assert.All(writes, w => Assert.InRange(w.Length, 1, FixSession.DeferredWriteBytes));
+        Assert.All(writes, w =>
+        {
+            // Whole messages only: each write starts with a BeginString and ends with a CheckSum.
+            string text = Encoding.ASCII.GetString(w);
+            Assert.StartsWith("8=FIX.4.4\u0001", text, StringComparison.Ordinal);
+            Assert.Matches("\u000110=[0-9]{3}\u0001$", text);
+        });
+        Assert.Equal(Enumerable.Range(first, count), wire.SeqNums(writesBefore));
+    }
+
+    [Fact]
+    public void Without_persisting_a_message_the_session_sends_while_a_batch_waits_goes_after_the_batch()
+    {
+        using var h = new ProtocolHarness("PersistMessages=N");
+        var wire = Attach(h);
+        h.Logon();
+        wire.Writes.Clear();
+        for (int i = 0; i < 3; i++)
+        {
+            h.Session.SendDeferred("8"u8, ReportBody);
+        }
+
+        h.Receive("1", "2", "112=PING");
+
+        var sent = wire.Writes.SelectMany(ProbeTransport.Messages).ToList();
+        Assert.Equal(["8", "8", "8", "0"], sent.Select(m => m.Type));
+        Assert.Equal([2, 3, 4, 5], sent.Select(m => m.Seq));
+        Assert.True(h.Session.FlushDeferred());
+        Assert.Equal(2, wire.Writes.Count);
+    }
+
+    [Fact]
+    public void Without_persisting_a_batch_whose_connection_closed_is_lost_and_the_flush_says_so()
+    {
+        using var h = new ProtocolHarness("PersistMessages=N");
+        h.Logon();
+        h.TakeSent();
+        Assert.Equal(SendResult.Sent, h.Session.SendDeferred("8"u8, ReportBody));
+        Assert.Equal(SendResult.Sent, h.Session.SendDeferred("8"u8, ReportBody));
+        h.PeerCloses();
+
+        Assert.False(h.Session.FlushDeferred()); // kept nowhere: the caller counts them as not sent
+        Assert.False(h.Session.HasDeferred);
+        Assert.Empty(h.TakeSent());
+        Assert.True(h.Session.FlushDeferred()); // nothing left
+    }
+
+    [Fact]
+    public void Without_persisting_a_refused_write_fails_the_flush()
+    {
+        using var h = new ProtocolHarness("PersistMessages=N");
+        h.Logon();
+        h.TakeSent();
+        h.Session.SendDeferred("8"u8, ReportBody);
+        h.Transport.Accepts = false;
+
+        Assert.False(h.Session.FlushDeferred());
+        Assert.False(h.Session.HasDeferred);
+    }
+
+    [Fact]
+    [Trait("Category", "Allocation")]
+    public void Batched_sending_without_persisting_allocates_nothing()
+    {
+        using var h = new ProtocolHarness("PersistMessages=N");
+        h.Logon();
+        h.TakeSent();
+        h.Transport.Keep = false;
+        long bytes = Allocations.Measure(h.Session, static s =>
+        {
+            for (int i = 0; i < 8; i++)
+            {
+                s.SendDeferred("8"u8, ReportBody);
+            }
+
+            s.FlushDeferred();
+        }, iterations: 2_000, warmup: 200);
+        Assert.Equal(0, bytes);
+        // The Logon answer (MsgSeqNum 1), then one write per batch of eight.
+        Assert.Equal(8 * (h.Transport.SendCount - 1), h.Store.NextSenderMsgSeqNum - 2);
+        Assert.True(h.Transport.SendCount > 2_000);
+    }
+
     // The harness's session on a probe instead of its memory transport.
     private static ProbeTransport Attach(ProtocolHarness h)
     {

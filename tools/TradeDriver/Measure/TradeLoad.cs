@@ -184,6 +184,11 @@ internal sealed class IntendedTimes
 /// stream's ring, until the next one is due; a message due before it was formatted is formatted inline (counted,
 /// <see cref="TradeStream.FormattedInline"/>) and still timed from its own intended time. <see cref="SendDue"/> and
 /// <see cref="Run"/> allocate nothing.
+/// <para>One socket write per session per turn (issue 10: the driver's CPU a message): the messages of a turn are
+/// queued on their sessions (<see cref="FixSession.SendDeferred"/>) and each session's are written together at the
+/// turn's end (<see cref="FixSession.FlushDeferred"/>), or after <see cref="BatchMessages"/> of them. A message counts
+/// as sent, and its send latency (from its intended time) is taken, when its batch is written; a batch that could
+/// not be written (the session lost its connection) counts every message of it as refused.</para>
 /// </summary>
 internal sealed class OpenLoopDriver
 {
@@ -199,6 +204,17 @@ internal sealed class OpenLoopDriver
     private long _allocated = -1;
     private bool _marked;
     private readonly long _tick;
+
+    // The messages each session has queued in this turn and not yet written: BatchMessages slots a session.
+    private readonly Queued[] _queued;
+    private readonly int[] _queuedCount;
+
+    /// <summary>
+    /// Messages a session queues before its batch is written mid-turn: 32 of at most 1,024 bytes of body (a stream
+    /// slot) and the header fill half the session's 64 KiB batch buffer, so the engine never writes part of a batch on
+    /// its own and a batch is written, or refused, whole.
+    /// </summary>
+    internal const int BatchMessages = 32;
 
     /// <param name="sendTick">
     /// The least time the driver sleeps between two turns (<see cref="Run"/>), each turn sending every message due:
@@ -219,6 +235,8 @@ internal sealed class OpenLoopDriver
         _intended = intended;
         _latency = latency;
         _tick = PreciseSleep.Available && sendTick > TimeSpan.Zero ? Math.Max(1, (long)(sendTick.TotalSeconds * schedule.Frequency)) : 0;
+        _queued = new Queued[sessions.Length * BatchMessages];
+        _queuedCount = new int[sessions.Length];
     }
 
     /// <summary>Sleeps between turns taken (<see cref="Run"/>): turns less one, about; 0 before it ends. A turn sends every message then due.</summary>
@@ -266,19 +284,16 @@ internal sealed class OpenLoopDriver
             int kind = _set.KindOf(next);
             long intended = _schedule.IntendedTime(next);
             var phase = _schedule.PhaseOf(next);
-            _intended.Set(trade, kind, intended);
-            if (_sessions[_set.SessionOf(next)].Send(_set.MsgTypeOf(next), _set.BodyOf(next)) == SendResult.Sent)
+            int session = _set.SessionOf(next);
+            if (_queuedCount[session] == BatchMessages)
             {
-                _latency.Record(LatencyChannel.Send, phase, Stopwatch.GetTimestamp() - intended);
-                if (phase == RunPhase.Steady)
-                {
-                    _sentByPhaseSteady++;
-                }
+                Write(session);
+            }
 
-                if (!TradeStream.IsSet(kind))
-                {
-                    Interlocked.Increment(ref _sentAckable);
-                }
+            _intended.Set(trade, kind, intended);
+            if (_sessions[session].SendDeferred(_set.MsgTypeOf(next), _set.BodyOf(next)) == SendResult.Sent)
+            {
+                _queued[(session * BatchMessages) + _queuedCount[session]++] = new Queued(trade, intended, kind, phase);
             }
             else
             {
@@ -291,9 +306,54 @@ internal sealed class OpenLoopDriver
             _set.Release(next);
         }
 
+        for (int session = 0; session < _queuedCount.Length; session++)
+        {
+            if (_queuedCount[session] != 0)
+            {
+                Write(session);
+            }
+        }
+
         Volatile.Write(ref _next, next);
         return n;
     }
+
+    /// <summary>
+    /// Writes what <paramref name="session"/> queued (one socket write), then counts it: sent, with its send latency
+    /// from each message's intended time to now, or refused, all of it, when the batch could not be written.
+    /// </summary>
+    private void Write(int session)
+    {
+        bool written = _sessions[session].FlushDeferred();
+        long now = Stopwatch.GetTimestamp();
+        int from = session * BatchMessages;
+        int to = from + _queuedCount[session];
+        _queuedCount[session] = 0;
+        for (int i = from; i < to; i++)
+        {
+            var q = _queued[i];
+            if (!written)
+            {
+                _intended.Set(q.Trade, q.Kind, 0);
+                Interlocked.Increment(ref _refused);
+                continue;
+            }
+
+            _latency.Record(LatencyChannel.Send, q.Phase, now - q.Intended);
+            if (q.Phase == RunPhase.Steady)
+            {
+                _sentByPhaseSteady++;
+            }
+
+            if (!TradeStream.IsSet(q.Kind))
+            {
+                Interlocked.Increment(ref _sentAckable);
+            }
+        }
+    }
+
+    /// <summary>A message queued on its session in this turn, not written yet.</summary>
+    private readonly record struct Queued(long Trade, long Intended, int Kind, RunPhase Phase);
 
     /// <summary>Formats ahead into the stream's ring until the next message is due (or the ring is full).</summary>
     public int FormatAhead() => Done ? 0 : _set.FillAhead(_schedule.IntendedTime(Next));
