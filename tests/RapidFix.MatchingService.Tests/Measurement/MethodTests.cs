@@ -133,10 +133,52 @@ public sealed class MethodTests
     [Fact]
     public void A_growing_backlog_is_unbounded_and_a_flat_one_bounded()
     {
-        Assert.True(OperationalAnalysis.Bounded(Synthetic(5), Frequency, 100, out double flat));
+        Assert.True(OperationalAnalysis.Bounded(Synthetic(5), Frequency, 100, out double flat, out double flatRise));
         Assert.Equal(0, flat, 6);
-        Assert.False(OperationalAnalysis.Bounded(Synthetic(5, growthPerSecond: 500), Frequency, 100, out double growing));
+        Assert.Equal(0, flatRise, 6);
+        Assert.False(OperationalAnalysis.Bounded(Synthetic(5, growthPerSecond: 500), Frequency, 100, out double growing, out double rise));
         Assert.InRange(growing, 490, 510);
+        Assert.InRange(rise, 490, 510); // a steady build-up raises the typical level by what the slope says
+    }
+
+    [Fact]
+    public void A_queue_that_drains_between_late_bursts_is_bounded_though_its_slope_is_positive()
+    {
+        // 600 s sampled every second: 150 messages inside, with bursts of 20,000 every 10 s in the last third only
+        // (what a soak's queue looked like when the disk stalled the journal late in the run). The least-squares
+        // slope alone calls it growing (its growth over the window is far above the tolerance); the queue's typical
+        // level did not move.
+        var samples = Queue(601, s => s > 400 && s % 10 == 0 ? 20_000 : 150);
+        bool bounded = OperationalAnalysis.Bounded(samples, Frequency, 1440, out double growth, out double rise);
+
+        Assert.True(growth * 600 > 1440, $"the slope alone would call it growing: {growth * 600:F0} over the window");
+        Assert.Equal(0, rise, 6);
+        Assert.True(bounded);
+    }
+
+    [Fact]
+    public void A_slow_build_up_under_bursts_is_unbounded()
+    {
+        // The same bursts everywhere, over a queue that climbs 5 messages a second (3,000 over the window, tolerance 1,440).
+        var samples = Queue(601, s => (s % 30 == 0 ? 20_000 : 150) + (5 * s));
+        bool bounded = OperationalAnalysis.Bounded(samples, Frequency, 1440, out double growth, out double rise);
+
+        Assert.InRange(growth, 4, 6);
+        Assert.InRange(rise, 2900, 3100);
+        Assert.False(bounded);
+    }
+
+    // One sample a second; queue(s) messages sent and not yet matched at second s.
+    private static QueueSample[] Queue(int seconds, Func<int, long> queue)
+    {
+        var samples = new QueueSample[seconds];
+        for (int k = 0; k < seconds; k++)
+        {
+            long matched = k * 14_400L;
+            samples[k] = new QueueSample { Tick = k * Frequency, DriverSent = matched + queue(k), Matched = matched };
+        }
+
+        return samples;
     }
 
     [Fact]

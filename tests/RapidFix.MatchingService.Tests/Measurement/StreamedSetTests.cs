@@ -191,6 +191,24 @@ public sealed class StreamedSetTests
     }
 
     [Fact]
+    public void A_persister_lag_with_late_bursts_over_a_steady_level_is_bounded_and_a_rising_level_is_not()
+    {
+        // The lag sits at 300 inputs with bursts of 30,000 late in the window: the slope is positive (growth over
+        // the window above the tolerance) but the typical level stays, so it did not grow.
+        var bursts = PersisterVerdict.Of(Lag(t => t > 12 && (long)(t * 2) % 3 == 0 ? 30_000 : 300), catchUpSeconds: 0.5, from: 5, to: 15, tolerance: 1000);
+        Assert.True(bursts.GrowthPerSecond * 10 > 1000);
+        Assert.Equal(0, bursts.LevelRise, 6);
+        Assert.False(bursts.Grew);
+        Assert.True(bursts.Bounded);
+
+        // The same bursts over a level climbing 300 inputs a second (3,000 over the window): it grew.
+        var rising = PersisterVerdict.Of(Lag(t => (t > 12 && (long)(t * 2) % 3 == 0 ? 30_000 : 300) + (long)(t * 300)), catchUpSeconds: 0.5, from: 5, to: 15, tolerance: 1000);
+        Assert.InRange(rising.LevelRise, 2000, 4000);
+        Assert.True(rising.Grew);
+        Assert.False(rising.Bounded);
+    }
+
+    [Fact]
     public void A_persister_that_does_not_drain_after_the_step_makes_it_unsustainable()
     {
         var verdict = PersisterVerdict.Of(Lag(t => 500), catchUpSeconds: null, from: 5, to: 15, tolerance: 1000);

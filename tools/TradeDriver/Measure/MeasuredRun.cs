@@ -94,6 +94,9 @@ internal sealed class RunResult
 
     public required double GrowthPerSecond { get; init; }
 
+    /// <summary>The rise of the queue's typical level over the steady part (<see cref="OperationalAnalysis.LevelRise"/>), messages.</summary>
+    public double LevelRise { get; init; }
+
     public required long Sent { get; init; }
 
     public required long Refused { get; init; }
@@ -474,7 +477,7 @@ internal static class MeasuredRun
         double steadySeconds = steady.Count > 1 ? (steady[^1].Tick - steady[0].Tick) / (double)frequency : 0;
         double achieved = steadySeconds > 0 ? (steady[^1].Matched - steady[0].Matched) / steadySeconds : 0;
         double sentRate = steadySeconds > 0 ? (steady[^1].DriverSent - steady[0].DriverSent) / steadySeconds : 0;
-        bool bounded = OperationalAnalysis.Bounded(steady, frequency, Tolerance(o.Rate), out double growth);
+        bool bounded = OperationalAnalysis.Bounded(steady, frequency, Tolerance(o.Rate), out double growth, out double levelRise);
         OperationalReport? analysis = steady.Count >= 2 && stats is not null ? OperationalAnalysis.Analyze(steady, frequency) : null;
         if (stats is null)
         {
@@ -519,6 +522,7 @@ internal static class MeasuredRun
             SentPerSecond = sentRate,
             Bounded = bounded,
             GrowthPerSecond = growth,
+            LevelRise = levelRise,
             Sent = driver.Next - driver.Refused,
             Refused = driver.Refused + (steady.Count > 0 ? steady[^1].Refused : 0),
             Acks = sink.Acks,

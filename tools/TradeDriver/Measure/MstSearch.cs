@@ -66,16 +66,17 @@ internal sealed record StepResult(double Offered, double Achieved, bool Bounded,
 
 /// <summary>
 /// The persister's lag (inputs the service journalled minus those PostgreSQL holds) judged as a queue of the step,
-/// by the rule the service's own queues follow (<see cref="OperationalAnalysis.Bounded"/>: the least-squares slope
-/// over the steady window, times the window, within the tolerance), plus a drain check: after the last answer the
-/// persister must catch up within the drain time.
+/// by the rule the service's own queues follow (<see cref="OperationalAnalysis.Bounded"/>: it grew when the
+/// least-squares slope over the steady window, times the window, and the rise of its typical level both exceed the
+/// tolerance), plus a drain check: after the last answer the persister must catch up within the drain time.
 /// </summary>
-/// <param name="Grew">The lag's growth over the steady window exceeded the tolerance.</param>
+/// <param name="Grew">The lag's growth over the steady window and the rise of its typical level both exceeded the tolerance.</param>
 /// <param name="GrowthPerSecond">The lag's least-squares slope over the steady window, inputs per second.</param>
 /// <param name="CaughtUp">Whether PostgreSQL held every journalled input within the drain time after the step.</param>
 /// <param name="Samples">Lag samples in the steady window.</param>
 /// <param name="MaxLag">The largest lag sampled in the window, inputs.</param>
-internal sealed record PersisterVerdict(bool Grew, double GrowthPerSecond, bool CaughtUp, int Samples, long MaxLag)
+/// <param name="LevelRise">The rise of the lag's typical level over the window (<see cref="OperationalAnalysis.LevelRise"/>), inputs.</param>
+internal sealed record PersisterVerdict(bool Grew, double GrowthPerSecond, bool CaughtUp, int Samples, long MaxLag, double LevelRise = 0)
 {
     /// <summary>The lag showed no growth over the steady window and drained after the step.</summary>
     public bool Bounded => !Grew && CaughtUp;
@@ -98,7 +99,8 @@ internal sealed record PersisterVerdict(bool Grew, double GrowthPerSecond, bool 
 
         double growth = x.Count >= 3 ? OperationalAnalysis.Slope(x.ToArray(), y.ToArray()) : 0;
         double window = x.Count >= 2 ? x[^1] - x[0] : 0;
-        return new PersisterVerdict(growth * window > tolerance, growth, catchUpSeconds is not null, x.Count, max);
+        double rise = OperationalAnalysis.LevelRise(y.ToArray());
+        return new PersisterVerdict(OperationalAnalysis.BuiltUp(growth * window, rise, tolerance), growth, catchUpSeconds is not null, x.Count, max, rise);
     }
 
     /// <summary>What is wrong with the persister's lag (empty when bounded).</summary>
@@ -108,7 +110,7 @@ internal sealed record PersisterVerdict(bool Grew, double GrowthPerSecond, bool 
 
     /// <summary>One line for the report.</summary>
     public string Line => string.Create(CultureInfo.InvariantCulture,
-        $"persister lag {(Bounded ? "bounded" : "NOT bounded")} (growth {GrowthPerSecond:F1} inputs/s over the steady part, {Samples} samples, max {MaxLag:N0}; {(CaughtUp ? "drained" : "NOT drained")} after the step)");
+        $"persister lag {(Bounded ? "bounded" : "NOT bounded")} (growth {GrowthPerSecond:F1} inputs/s over the steady part, typical level {LevelRise:+0;-0;0} inputs, {Samples} samples, max {MaxLag:N0}; {(CaughtUp ? "drained" : "NOT drained")} after the step)");
 }
 
 /// <summary>What the MST search found.</summary>

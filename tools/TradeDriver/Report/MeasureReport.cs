@@ -99,7 +99,7 @@ internal sealed class MeasureReport
             }
 
             t.Append(Inv, $"\nsent {r.Sent:N0}, refused {r.Refused:N0}; acks {r.Acks:N0} of {r.ExpectedAcks:N0} (rejecting {r.Rejected:N0}), CLS {r.Cls:N0}, exceptions {r.Notices:N0}; drained in {r.DrainSeconds:F1} s\n");
-            t.Append(Inv, $"queues {(r.Bounded ? "bounded" : "NOT bounded")} (growth {r.GrowthPerSecond:F1} messages/s over the steady part)");
+            t.Append(Inv, $"queues {(r.Bounded ? "bounded" : "NOT bounded")} (growth {r.GrowthPerSecond:F1} messages/s over the steady part, typical level {r.LevelRise:+0;-0;0} messages)");
             if (r.PersisterVerdict is { } pv)
             {
                 t.Append("; ").Append(pv.Line);
@@ -264,6 +264,7 @@ internal sealed class MeasureReport
                 achievedPerSecond = r.AchievedPerSecond,
                 bounded = r.Bounded,
                 growthPerSecond = r.GrowthPerSecond,
+                levelRise = r.LevelRise,
                 sustainable = r.Step.Sustainable(0),
                 sent = r.Sent,
                 refused = r.Refused,
