@@ -97,9 +97,10 @@ internal sealed record PersisterVerdict(bool Grew, double GrowthPerSecond, bool 
             }
         }
 
-        double growth = x.Count >= 3 ? OperationalAnalysis.Slope(x.ToArray(), y.ToArray()) : 0;
+        double[] lags = y.ToArray();
+        double growth = x.Count >= 3 ? OperationalAnalysis.Slope(x.ToArray(), lags) : 0;
         double window = x.Count >= 2 ? x[^1] - x[0] : 0;
-        double rise = OperationalAnalysis.LevelRise(y.ToArray());
+        double rise = OperationalAnalysis.LevelRise(lags);
         return new PersisterVerdict(OperationalAnalysis.BuiltUp(growth * window, rise, tolerance), growth, catchUpSeconds is not null, x.Count, max, rise);
     }
 

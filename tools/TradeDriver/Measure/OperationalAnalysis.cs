@@ -183,12 +183,13 @@ internal static class OperationalAnalysis
         return 1.5 * (Median(y[^third..]) - Median(y[..third]));
     }
 
-    private static double Median(ReadOnlySpan<double> values)
+    /// <summary>The median of <paramref name="values"/> (0 when there are none).</summary>
+    public static double Median(ReadOnlySpan<double> values)
     {
         var sorted = values.ToArray();
         Array.Sort(sorted);
         int n = sorted.Length;
-        return n % 2 == 1 ? sorted[n / 2] : (sorted[(n / 2) - 1] + sorted[n / 2]) / 2;
+        return n == 0 ? 0 : n % 2 == 1 ? sorted[n / 2] : (sorted[(n / 2) - 1] + sorted[n / 2]) / 2;
     }
 
     /// <summary>The least-squares slope of <paramref name="y"/> against <paramref name="x"/> (0 with fewer than two distinct x).</summary>

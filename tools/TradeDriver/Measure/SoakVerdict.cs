@@ -38,8 +38,8 @@ internal sealed record SoakVerdict(bool LatencyFlat, double FirstP9999, double L
         int third = steady.Count / 3;
         var first = steady.Take(third).ToList();
         var last = steady.Skip(steady.Count - third).ToList();
-        double firstP = Median(first.Select(i => i.AckP9999));
-        double lastP = Median(last.Select(i => i.AckP9999));
+        double firstP = OperationalAnalysis.Median(first.Select(i => i.AckP9999).ToArray());
+        double lastP = OperationalAnalysis.Median(last.Select(i => i.AckP9999).ToArray());
         long firstRss = first.Max(i => i.ResidentBytes);
         long lastRss = last.Max(i => i.ResidentBytes);
         bool latencyFlat = lastP <= Math.Max(firstP * LatencyTolerance, firstP + 100);
@@ -51,10 +51,4 @@ internal sealed record SoakVerdict(bool LatencyFlat, double FirstP9999, double L
     public string Line => string.Create(CultureInfo.InvariantCulture,
         $"soak bar {(Met ? "MET" : "NOT MET")}: p99.99 {(LatencyFlat ? "flat" : "NOT flat")} (median of the first third of {Intervals} intervals {FirstP9999:F0} us, last third {LastP9999:F0} us); " +
         $"memory {(MemoryFlat ? "flat" : "NOT flat")} (service RSS {FirstResident / (1 << 20):N0} MiB first third, {LastResident / (1 << 20):N0} MiB last); GC {Collections}");
-
-    private static double Median(IEnumerable<double> values)
-    {
-        var sorted = values.OrderBy(v => v).ToList();
-        return sorted.Count == 0 ? 0 : sorted.Count % 2 == 1 ? sorted[sorted.Count / 2] : (sorted[(sorted.Count / 2) - 1] + sorted[sorted.Count / 2]) / 2;
-    }
 }
