@@ -132,6 +132,23 @@ public sealed partial class RunEndToEndTests : IDisposable
         Assert.True(d.GetProperty("zeroGc").GetBoolean(), line);
         Assert.StartsWith("PASS: 0 GCs, 0 bytes allocated by the driver's process", line, StringComparison.Ordinal);
         Assert.Contains("GC of the driver's measured phase: PASS: 0 GCs, 0 bytes", text, StringComparison.Ordinal);
+
+        // Its timing threads (the sending thread, the four sessions' receiving threads) ran real-time where the
+        // kernel allows it, and the report says which; where it refused, the report says why.
+        string scheduling = d.GetProperty("scheduling").GetString()!;
+        if (OperatingSystem.IsLinux() && Environment.IsPrivilegedProcess)
+        {
+            Assert.StartsWith("SCHED_FIFO 1 (5 threads", scheduling, StringComparison.Ordinal);
+        }
+        else
+        {
+            Assert.StartsWith("ordinary threads", scheduling, StringComparison.Ordinal);
+        }
+
+        Assert.Contains("its timing threads: " + scheduling, File.ReadAllText(Path.Combine(output, "report.txt")), StringComparison.Ordinal);
+        // The service's journal and stores are deleted once measured (--keep-data keeps them); its logs stay.
+        Assert.False(Directory.Exists(Path.Combine(output, "service", "data")), "service/data deleted");
+        Assert.True(File.Exists(Path.Combine(output, "service", "service.cfg")), "the service's configuration kept");
     }
 
     [GeneratedRegex(@"^processed \d+ messages at \d+/s, p99\.99 [\d.]+ us, GC 0$")]

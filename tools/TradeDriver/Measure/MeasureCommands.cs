@@ -95,6 +95,8 @@ internal static class MeasureCommands
                 SideBySide = sideBySide,
             };
             report.WriteFiles(options.OutputDirectory);
+            // A 600-s soak at 14,400/s leaves 6.3 GB of journal and stores: two soaks and a search filled the disk.
+            common.DeleteServiceData(parse, options.OutputDirectory);
             if (kind == Kind.Table)
             {
                 Console.WriteLine(LatencyRow.Format(run.Rows(RunPhase.Steady)));
@@ -139,12 +141,8 @@ internal static class MeasureCommands
             DefaultValueFactory = _ => DefaultConfirmSeconds,
         };
         var confirmations = new Option<int>("--confirmations") { Description = "mst: confirmations at most (each failed one tries 10 % lower)", DefaultValueFactory = _ => 3 };
-        var keepData = new Option<bool>("--keep-data")
-        {
-            Description = "keep each step's service data (journal and session stores: about 770 bytes an input) instead of deleting it once the step is measured",
-        };
         var common = new CommonOptions(1);
-        var command = new Command(name, description) { step, keepData };
+        var command = new Command(name, description) { step };
         if (mst)
         {
             command.Options.Add(start);
@@ -209,12 +207,9 @@ internal static class MeasureCommands
                     Progress = false,
                 };
                 last = MeasuredRun.Execute(o, Console.Out, stop.Requested);
-                if (!parse.GetValue(keepData))
-                {
-                    // A 300-s confirmation at 40,000/s leaves 9 GB of journal and stores: a search's steps would add
-                    // up to the disk (the next step's database then filled it). The step's figures are measured.
-                    DeleteStepData(Path.Combine(o.OutputDirectory, "service", "data"));
-                }
+                // A 300-s confirmation at 40,000/s leaves 9 GB of journal and stores: a search's steps would add up
+                // to the disk (the next step's database then filled it). The step's figures are measured.
+                common.DeleteServiceData(parse, o.OutputDirectory);
 
                 var result = last.Step;
                 double limit = parse.GetValue(p99);
@@ -267,7 +262,7 @@ internal static class MeasureCommands
         return command;
     }
 
-    private static void DeleteStepData(string data)
+    private static void DeleteServiceData(string data)
     {
         try
         {
@@ -278,7 +273,7 @@ internal static class MeasureCommands
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException)
         {
-            Console.WriteLine($"note: the step's data at {data} could not be deleted ({e.Message})");
+            Console.WriteLine($"note: the service's data at {data} could not be deleted ({e.Message})");
         }
     }
 
@@ -357,9 +352,29 @@ internal static class MeasureCommands
             DefaultValueFactory = _ => 100,
         };
 
+        private readonly Option<string> _driverPriority = new("--driver-priority")
+        {
+            Description = "how the driver's timing threads (sending, receiving) are scheduled: realtime (SCHED_FIFO 1 where the kernel allows it, so other processes cannot hold them off the CPU; the report says when refused) or normal",
+            DefaultValueFactory = _ => "realtime",
+        };
+
+        private readonly Option<bool> _keepData = new("--keep-data")
+        {
+            Description = "keep the service's data (its journal and session stores: about 770 bytes an input) in <out>/service/data instead of deleting it once the run (or step) is measured",
+        };
+
+        /// <summary>Deletes a measured run's <c>service/data</c> unless <c>--keep-data</c> was given (its logs, trace and stats stay).</summary>
+        public void DeleteServiceData(ParseResult parse, string outputDirectory)
+        {
+            if (!parse.GetValue(_keepData))
+            {
+                MeasureCommands.DeleteServiceData(Path.Combine(outputDirectory, "service", "data"));
+            }
+        }
+
         public void AddTo(Command command)
         {
-            foreach (var o in new Option[] { _out, _warmUp, _ramp, _interval, _sample, _noTrace, _flush, _quickfixn, _journalBytes, _noPersister, _sendTick })
+            foreach (var o in new Option[] { _out, _warmUp, _ramp, _interval, _sample, _noTrace, _flush, _quickfixn, _journalBytes, _noPersister, _sendTick, _driverPriority, _keepData })
             {
                 command.Options.Add(o);
             }
@@ -387,6 +402,11 @@ internal static class MeasureCommands
                 r.AddError("--send-tick-us must be 0 to 100000");
             }
 
+            if (r.GetResult(_driverPriority) is { Implicit: false } && r.GetValue(_driverPriority) is not ("realtime" or "normal"))
+            {
+                r.AddError("--driver-priority must be realtime or normal");
+            }
+
             if (r.GetResult(_flush) is { Implicit: false } && r.GetValue(_flush) is not ("GroupCommit" or "OsOnly"))
             {
                 r.AddError("--flush must be GroupCommit or OsOnly");
@@ -410,6 +430,7 @@ internal static class MeasureCommands
             JournalBytes = parse.GetValue(_journalBytes),
             Persist = !parse.GetValue(_noPersister),
             SendTick = TimeSpan.FromMicroseconds(parse.GetValue(_sendTick)),
+            RealtimeDriver = parse.GetValue(_driverPriority) != "normal",
         };
 
         // QuickFIX/n side by side: built from the checkout when asked for; every outcome without a peer is one line

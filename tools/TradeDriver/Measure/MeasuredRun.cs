@@ -62,6 +62,12 @@ internal sealed record RunOptions
     /// message was due and kept a core busy.
     /// </summary>
     public TimeSpan SendTick { get; init; } = TimeSpan.FromMicroseconds(100);
+
+    /// <summary>
+    /// Run the driver's timing threads (the sending thread, the sessions' receiving threads) under real-time
+    /// scheduling where the kernel allows it (<see cref="TimingThreads"/>); false: ordinary threads.
+    /// </summary>
+    public bool RealtimeDriver { get; init; } = true;
 }
 
 /// <summary>One interval of the run: throughput and latency over time.</summary>
@@ -197,6 +203,9 @@ internal sealed class RunResult
     /// <summary>The driver's sleeps between its turns (<see cref="OpenLoopDriver.Sleeps"/>).</summary>
     public long DriverSleeps { get; init; }
 
+    /// <summary>How the driver's timing threads were scheduled (<see cref="TimingThreads.Describe"/>).</summary>
+    public string DriverScheduling { get; init; } = "";
+
     /// <summary>The driver's estimated memory: its streamed set, its intended-time window, its runtime (<see cref="JournalSizing.DriverBytes"/>).</summary>
     public long DriverBytes { get; init; }
 
@@ -297,7 +306,8 @@ internal static class MeasuredRun
 
         var latency = new LatencyRecorder(frequency);
         // The schedule that runs starts once the service is ready (below); nothing is sent, so nothing answered, before.
-        var sink = new TradeSink(intended, sizing, latency);
+        TimingThreads.Reset();
+        var sink = new TradeSink(intended, sizing, latency) { RaiseReceivingThreads = o.RealtimeDriver };
         using var engine = Initiators.Start(participants, "MATCH", "127.0.0.1", service.Port, sink);
         if (!Initiators.WaitForLogons(engine, TimeSpan.FromSeconds(60)))
         {
@@ -370,7 +380,18 @@ internal static class MeasuredRun
         GC.WaitForPendingFinalizers();
         // The sending thread stays parked after its last send until the measured phase has ended: a thread's exit is
         // the runtime's work (its finalizer thread cleans up after it) and belongs outside the window.
-        var sending = new ParkedThread(() => driver.Run(stopRequested), "measure-driver", ThreadPriority.AboveNormal);
+        var sending = new ParkedThread(
+            () =>
+            {
+                if (o.RealtimeDriver)
+                {
+                    TimingThreads.RaiseCurrentThread();
+                }
+
+                driver.Run(stopRequested);
+            },
+            "measure-driver",
+            ThreadPriority.AboveNormal);
         // The driver's measured phase starts when its warm-up ends: from then on its process must allocate nothing
         // (its sessions' first sends, the JIT's first calls, the sampler's first interval are warm-up).
         long warmedUp = schedule.StartOf(RunPhase.RampUp);
@@ -552,6 +573,7 @@ internal static class MeasuredRun
             ThreadsInMeasuredPhase = threads,
             DriverBytes = journal.DriverBytes,
             DriverSleeps = driver.Sleeps,
+            DriverScheduling = TimingThreads.Describe(o.RealtimeDriver),
         };
     }
 

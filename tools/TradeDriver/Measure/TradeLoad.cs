@@ -443,6 +443,21 @@ internal sealed class TradeSink : Engine.Sessions.FixApplicationBase
         _latency = latency;
     }
 
+    /// <summary>
+    /// Whether each session's receiving thread goes under real-time scheduling when its session logs on (on that
+    /// thread: the logon's answer arrives on it): <see cref="TimingThreads"/>. Set before the sessions start.
+    /// </summary>
+    public bool RaiseReceivingThreads { get; init; }
+
+    /// <inheritdoc/>
+    public override void OnLogon(FixSession session)
+    {
+        if (RaiseReceivingThreads)
+        {
+            TimingThreads.RaiseCurrentThread();
+        }
+    }
+
     /// <summary>The schedule that runs (its phases split the latencies); set before the first send.</summary>
     public OpenLoopSchedule Schedule
     {
