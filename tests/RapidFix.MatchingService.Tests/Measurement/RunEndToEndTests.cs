@@ -146,6 +146,14 @@ public sealed partial class RunEndToEndTests : IDisposable
         }
 
         Assert.Contains("its timing threads: " + scheduling, File.ReadAllText(Path.Combine(output, "report.txt")), StringComparison.Ordinal);
+        // The machine's writeback settings, which decide the tail, are in the header and the JSON.
+        string writeback = report.RootElement.GetProperty("run").GetProperty("hostWriteback").GetString()!;
+        if (OperatingSystem.IsLinux())
+        {
+            Assert.Matches(@"^background writeback from [\d,]+ (MiB|%( of memory)?) dirty \(vm\.dirty_background_(bytes|ratio)\), pages written once [\d.]+ s old, flusher every [\d.]+ s$", writeback);
+        }
+
+        Assert.Contains("writeback  " + writeback, File.ReadAllText(Path.Combine(output, "report.txt")), StringComparison.Ordinal);
         // The service's journal and stores are deleted once measured (--keep-data keeps them); its logs stay.
         Assert.False(Directory.Exists(Path.Combine(output, "service", "data")), "service/data deleted");
         Assert.True(File.Exists(Path.Combine(output, "service", "service.cfg")), "the service's configuration kept");

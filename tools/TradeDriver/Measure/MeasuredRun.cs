@@ -206,6 +206,9 @@ internal sealed class RunResult
     /// <summary>How the driver's timing threads were scheduled (<see cref="TimingThreads.Describe"/>).</summary>
     public string DriverScheduling { get; init; } = "";
 
+    /// <summary>The machine's page-cache writeback settings at the run's start (<see cref="HostWriteback.Describe"/>).</summary>
+    public string HostWriteback { get; init; } = "";
+
     /// <summary>The driver's estimated memory: its streamed set, its intended-time window, its runtime (<see cref="JournalSizing.DriverBytes"/>).</summary>
     public long DriverBytes { get; init; }
 
@@ -266,6 +269,7 @@ internal static class MeasuredRun
         // The journal and stores are sized and checked against the machine before anything is generated or started.
         var journal = JournalSizing.For(sizing.Total, participants.Count, o.JournalBytes, o.Rate);
         journal.Check(o.OutputDirectory);
+        string writeback = HostWriteback.Describe();
         var (set, intended) = TradeSet.Prepare(o.Rate, participants);
         output.WriteLine(string.Create(System.Globalization.CultureInfo.InvariantCulture,
             $"measure: {sizing.Total} messages ({TradeStream.TradesFor(sizing.Total)} trades, streamed through a ring of {set.Capacity:N0}; intended times of the last {intended.Window:N0} trades) at {o.Rate:F0}/s: warm-up {o.WarmUpSeconds} s, ramps {o.RampSeconds} s, steady {o.SteadySeconds} s"));
@@ -574,6 +578,7 @@ internal static class MeasuredRun
             DriverBytes = journal.DriverBytes,
             DriverSleeps = driver.Sleeps,
             DriverScheduling = TimingThreads.Describe(o.RealtimeDriver),
+            HostWriteback = writeback,
         };
     }
 

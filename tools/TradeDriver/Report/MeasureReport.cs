@@ -57,6 +57,7 @@ internal sealed class MeasureReport
             h.Add(("store", $"journal session stores and input journal (write window {r.Sizing.JournalBytes / (1 << 20):N0} MiB, committed at startup; session stores committed at startup), StoreFlushPolicy={r.Options.FlushPolicy}, durable before send; " +
                             (r.Persister is { } p ? p.Description : r.PersisterSkipped is { } why ? $"no PostgreSQL persister ({why})" : "no PostgreSQL persister")));
             h.Add(("path", PathLine(r)));
+            h.Add(("writeback", r.HostWriteback + " (the kernel's; docs/measurement.md#the-hosts-writeback)"));
             h.Add(("driver", string.Create(Inv, $"the set streamed (formatted a little ahead into a fixed ring, nothing held for the run), about {r.DriverBytes / (1 << 20):N0} MiB whatever the run's length; {SendLine(r)}; its timing threads: {r.DriverScheduling}; its own GC verdict with the service's, below")));
             h.Add(("rates", $"asked {r.Schedule.Rate:N0} messages/s; sent {r.SentPerSecond:N0}/s, achieved (matched) {r.AchievedPerSecond:N0}/s over the steady {r.Schedule.SecondsOf(RunPhase.Steady):F0} s"));
         }
@@ -287,6 +288,7 @@ internal sealed class MeasureReport
                     verdict = r.PersisterVerdict,
                 } : null,
                 persisterSkipped = r.PersisterSkipped,
+                hostWriteback = r.HostWriteback,
                 path = PathLine(r),
                 why = r.Step.Why(0),
                 driver = new
