@@ -262,21 +262,6 @@ internal static class MeasureCommands
         return command;
     }
 
-    private static void DeleteServiceData(string data)
-    {
-        try
-        {
-            if (Directory.Exists(data))
-            {
-                Directory.Delete(data, recursive: true);
-            }
-        }
-        catch (Exception e) when (e is IOException or UnauthorizedAccessException)
-        {
-            Console.WriteLine($"note: the service's data at {data} could not be deleted ({e.Message})");
-        }
-    }
-
     /// <summary>The main command's last line: messages, achieved rate, p99.99 end to end, GC count.</summary>
     public static string LastLine(RunResult run)
     {
@@ -366,9 +351,19 @@ internal static class MeasureCommands
         /// <summary>Deletes a measured run's <c>service/data</c> unless <c>--keep-data</c> was given (its logs, trace and stats stay).</summary>
         public void DeleteServiceData(ParseResult parse, string outputDirectory)
         {
-            if (!parse.GetValue(_keepData))
+            string data = Path.Combine(outputDirectory, "service", "data");
+            if (parse.GetValue(_keepData) || !Directory.Exists(data))
             {
-                MeasureCommands.DeleteServiceData(Path.Combine(outputDirectory, "service", "data"));
+                return;
+            }
+
+            try
+            {
+                Directory.Delete(data, recursive: true);
+            }
+            catch (Exception e) when (e is IOException or UnauthorizedAccessException)
+            {
+                Console.WriteLine($"note: the service's data at {data} could not be deleted ({e.Message})");
             }
         }
 

@@ -10,9 +10,10 @@ namespace RapidFix.TradeDriver.Measure;
 /// <para>Why: at 14,400 messages/s the driver shares two cores with about eight busy threads of other processes, and
 /// one 57 ms stall of its sending thread in a 600 s soak (a receiving thread preempted while it held the session's
 /// lock, or the sender's wake-up queued behind others) put 820 late sends in the top 864: the send lag's p99.99 read
-/// 26.5 ms in one run and 9.8 ms in its rerun. The driver's threads use a few percent of a core and sleep or block
-/// between turns, so they take nothing the service would otherwise have had; the kernel's real-time throttling
-/// (95 % of each second at most) still bounds them.</para>
+/// 26.5 ms in one run and 9.8 ms in its rerun. Below the service's capacity the driver's threads use a few percent of
+/// a core and sleep or block between turns; past it they take the CPU their answers cost before the service does, so
+/// a service that cannot keep up collapses sooner than beside an ordinary driver, which falls behind its schedule
+/// instead (docs/measurement.md, step 4). The kernel's real-time throttling (95 % of each second at most) bounds them.</para>
 /// <para>Needs CAP_SYS_NICE (root, or an RLIMIT_RTPRIO above zero); where refused, the threads stay ordinary and the
 /// report says so and why (<see cref="Describe"/>). <c>--driver-priority normal</c> keeps them ordinary on purpose.</para>
 /// </summary>
