@@ -44,12 +44,21 @@ internal static class MatchLoop
             var single = new double[rounds];
             var batch = new double[rounds];
             long gen0 = GC.CollectionCount(0);
+            string? only = Environment.GetEnvironmentVariable("MATCH_LOOP_ONLY");
             for (int r = 0; r < rounds; r++)
             {
                 long t0 = ThreadCpuNs();
-                bench.MatchMessage();
+                if (only != "batch")
+                {
+                    bench.MatchMessage();
+                }
+
                 long t1 = ThreadCpuNs();
-                bench.MatchMessageBatch();
+                if (only != "single")
+                {
+                    bench.MatchMessageBatch();
+                }
+
                 long t2 = ThreadCpuNs();
                 single[r] = (t1 - t0) / (double)MessagesPerRound;
                 batch[r] = (t2 - t1) / (double)MessagesPerRound;
