@@ -70,6 +70,26 @@ public sealed class ReportComparisonTests
         Assert.True(Only(rows, "driver zero-GC").Within);
     }
 
+    /// <summary>
+    /// A rerun whose sessions reconnected raised more receiving threads to the same real-time policy: the same
+    /// scheduling. Some threads refused is another, and the reason the kernel gave is kept.
+    /// </summary>
+    [Fact]
+    public void How_many_timing_threads_were_raised_is_not_the_scheduling()
+    {
+        var rows = ReportComparison.Compare(Report(), Report(scheduling: "SCHED_FIFO 1 (9 threads: the sending thread and the sessions' receiving threads)"), new());
+        var row = Only(rows, "driver timing threads");
+        Assert.True(row.Within);
+        Assert.Contains("9 threads", row.Second, StringComparison.Ordinal); // shown as it was, judged by its kind
+
+        const string some = "SCHED_FIFO 1 for 3 of 5 threads, refused for the rest (EPERM: needs CAP_SYS_NICE or an RLIMIT_RTPRIO above zero)";
+        Assert.False(Only(ReportComparison.Compare(Report(), Report(scheduling: some), new()), "driver timing threads").Within);
+        Assert.True(Only(ReportComparison.Compare(Report(scheduling: some),
+            Report(scheduling: "SCHED_FIFO 1 for 2 of 6 threads, refused for the rest (EPERM: needs CAP_SYS_NICE or an RLIMIT_RTPRIO above zero)"), new()), "driver timing threads").Within);
+        Assert.False(Only(ReportComparison.Compare(Report(scheduling: some),
+            Report(scheduling: "SCHED_FIFO 1 for 3 of 5 threads, refused for the rest (errno 22)"), new()), "driver timing threads").Within);
+    }
+
     /// <summary>The kernel's writeback set otherwise on the rerun's machine (it moved input-to-ack p99.99 from 222 to 40 ms): another machine.</summary>
     [Fact]
     public void A_rerun_on_a_host_whose_writeback_was_set_otherwise_does_not_reproduce()

@@ -109,7 +109,9 @@ internal static class ReportComparison
         if (Find(r1, "driver") is { } d1 && Find(r2, "driver") is { } d2)
         {
             Equal(rows, "driver zero-GC", d1, d2, "zeroGc");
-            Equal(rows, "driver timing threads", d1, d2, "scheduling"); // a run of ordinary threads is not a rerun of real-time ones
+            // A run of ordinary threads is not a rerun of real-time ones; the number raised is not the scheduling (a
+            // run whose sessions reconnected raised more receiving threads, each real-time as before).
+            Equal(rows, "driver timing threads", d1, d2, "scheduling", SchedulingKind);
         }
 
         if (Find(r1, "soak") is { } s1 && Find(r2, "soak") is { } s2)
@@ -191,7 +193,7 @@ internal static class ReportComparison
         rows.Add(new Row(figure + " (us)", Show(x), Show(y), string.Create(Inv, $"x{ratio:F2}"), string.Create(Inv, $"x{1 / factor:F2}-x{factor:F2}"), within));
     }
 
-    private static void Equal(List<Row> rows, string figure, JsonElement a, JsonElement b, string name)
+    private static void Equal(List<Row> rows, string figure, JsonElement a, JsonElement b, string name, Func<string, string>? kind = null)
     {
         if (!a.TryGetProperty(name, out var x) || !b.TryGetProperty(name, out var y)
             || x.ValueKind == JsonValueKind.Null || y.ValueKind == JsonValueKind.Null)
@@ -200,7 +202,25 @@ internal static class ReportComparison
         }
 
         string sx = x.ToString(), sy = y.ToString();
-        rows.Add(new Row(figure, sx, sy, sx == sy ? "same" : "differs", "equal", sx == sy));
+        bool same = kind is null ? sx == sy : kind(sx) == kind(sy);
+        rows.Add(new Row(figure, sx, sy, same ? "same" : "differs", "equal", same));
+    }
+
+    /// <summary>
+    /// What <see cref="Measure.TimingThreads.Describe"/> says of the scheduling, without how many threads: every timing
+    /// thread real-time, some refused, or ordinary (and why).
+    /// </summary>
+    internal static string SchedulingKind(string described)
+    {
+        if (described.StartsWith("SCHED_FIFO 1 (", StringComparison.Ordinal))
+        {
+            return "SCHED_FIFO 1, every timing thread";
+        }
+
+        int of = described.IndexOf(" threads, refused for the rest ", StringComparison.Ordinal);
+        return described.StartsWith("SCHED_FIFO 1 for ", StringComparison.Ordinal) && of > 0
+            ? "SCHED_FIFO 1 for some threads, refused for the rest " + described[(of + " threads, refused for the rest ".Length)..]
+            : described;
     }
 
     private static JsonElement? Find(JsonElement e, params string[] path)
