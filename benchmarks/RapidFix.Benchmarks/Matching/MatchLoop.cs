@@ -72,8 +72,12 @@ internal static class MatchLoop
 
             Array.Sort(single);
             Array.Sort(batch);
+            // A path MATCH_LOOP_ONLY left out says so instead of a near-zero time.
+            string Figure(double[] sorted, string skippedWhen) => only == skippedWhen
+                ? "not run (MATCH_LOOP_ONLY)"
+                : string.Create(CultureInfo.InvariantCulture, $"{sorted[rounds / 2]:F1} ns (p25 {sorted[rounds / 4]:F1}, p75 {sorted[rounds * 3 / 4]:F1})");
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"resident {resident}: MatchMessage {single[rounds / 2]:F1} ns (p25 {single[rounds / 4]:F1}, p75 {single[rounds * 3 / 4]:F1}), MatchMessageBatch {batch[rounds / 2]:F1} ns (p25 {batch[rounds / 4]:F1}, p75 {batch[rounds * 3 / 4]:F1}), thread CPU time per message, {rounds} rounds after {warmUp} of warm-up, gen0 GCs {GC.CollectionCount(0) - gen0}, cleared kept {clearedTrades}{(hotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
+                $"resident {resident}: MatchMessage {Figure(single, "batch")}, MatchMessageBatch {Figure(batch, "single")}, thread CPU time per message, {rounds} rounds after {warmUp} of warm-up, gen0 GCs {GC.CollectionCount(0) - gen0}, cleared kept {clearedTrades}{(hotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
             if (Environment.GetEnvironmentVariable("MATCH_LOOP_PROBES") == "1")
             {
                 var matcher = (RapidFix.Matching.Matcher)typeof(MatchingBenchmarks).GetField("_matcher", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(bench)!;

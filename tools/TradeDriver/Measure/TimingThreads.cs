@@ -82,14 +82,35 @@ internal static unsafe partial class TimingThreads
         int raised = Raised, refused = Refused;
         if (refused == 0)
         {
-            return raised == 0 ? "ordinary threads (none was started)" : $"SCHED_FIFO 1 ({raised} thread{(raised == 1 ? "" : "s")}: the sending thread and the sessions' receiving threads)";
+            return raised == 0 ? "ordinary threads (none was started)" : $"{AllRaised}{raised} thread{(raised == 1 ? "" : "s")}: the sending thread and the sessions' receiving threads)";
         }
 
         int errno = Volatile.Read(ref _lastError);
         string why = errno == 1 ? "EPERM: needs CAP_SYS_NICE or an RLIMIT_RTPRIO above zero" : $"errno {errno}";
         return raised == 0
             ? $"ordinary threads: raising them was refused ({why})"
-            : $"SCHED_FIFO 1 for {raised} of {raised + refused} threads, refused for the rest ({why})";
+            : $"{SomeRaised}{raised} of {raised + refused}{RestRefused}({why})";
+    }
+
+    // The phrases' fixed parts, shared by Describe and KindOf so that the two cannot drift apart.
+    private const string AllRaised = "SCHED_FIFO 1 (", SomeRaised = "SCHED_FIFO 1 for ", RestRefused = " threads, refused for the rest ";
+
+    /// <summary>
+    /// What a <see cref="Describe"/> phrase says of the scheduling without how many threads were raised (a run whose
+    /// sessions reconnected raises more, each as before): every timing thread real-time, some refused and why, or
+    /// ordinary and why. <c>compare</c> judges a rerun's scheduling by it.
+    /// </summary>
+    public static string KindOf(string described)
+    {
+        if (described.StartsWith(AllRaised, StringComparison.Ordinal))
+        {
+            return "SCHED_FIFO 1, every timing thread";
+        }
+
+        int rest = described.IndexOf(RestRefused, StringComparison.Ordinal);
+        return described.StartsWith(SomeRaised, StringComparison.Ordinal) && rest > 0
+            ? SomeRaised + "some" + described[rest..]
+            : described;
     }
 
     [LibraryImport("libc", EntryPoint = "sched_setscheduler", SetLastError = true)]

@@ -111,7 +111,7 @@ internal static class ReportComparison
             Equal(rows, "driver zero-GC", d1, d2, "zeroGc");
             // A run of ordinary threads is not a rerun of real-time ones; the number raised is not the scheduling (a
             // run whose sessions reconnected raised more receiving threads, each real-time as before).
-            Equal(rows, "driver timing threads", d1, d2, "scheduling", SchedulingKind);
+            Equal(rows, "driver timing threads", d1, d2, "scheduling", Measure.TimingThreads.KindOf);
         }
 
         if (Find(r1, "soak") is { } s1 && Find(r2, "soak") is { } s2)
@@ -204,23 +204,6 @@ internal static class ReportComparison
         string sx = x.ToString(), sy = y.ToString();
         bool same = kind is null ? sx == sy : kind(sx) == kind(sy);
         rows.Add(new Row(figure, sx, sy, same ? "same" : "differs", "equal", same));
-    }
-
-    /// <summary>
-    /// What <see cref="Measure.TimingThreads.Describe"/> says of the scheduling, without how many threads: every timing
-    /// thread real-time, some refused, or ordinary (and why).
-    /// </summary>
-    internal static string SchedulingKind(string described)
-    {
-        if (described.StartsWith("SCHED_FIFO 1 (", StringComparison.Ordinal))
-        {
-            return "SCHED_FIFO 1, every timing thread";
-        }
-
-        int of = described.IndexOf(" threads, refused for the rest ", StringComparison.Ordinal);
-        return described.StartsWith("SCHED_FIFO 1 for ", StringComparison.Ordinal) && of > 0
-            ? "SCHED_FIFO 1 for some threads, refused for the rest " + described[(of + " threads, refused for the rest ".Length)..]
-            : described;
     }
 
     private static JsonElement? Find(JsonElement e, params string[] path)
