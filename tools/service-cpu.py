@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-# usage: tools/service-cpu.py DRIVERDIR RATE STEPSECS LABEL [strace|strace-driver|perf]
-# (strace: the service's system calls for 5 s, strace-driver: the driver's, perf: a profile of the service for 8 s)
+# usage: tools/service-cpu.py DRIVERDIR RATE STEPSECS LABEL [plain|strace|strace-driver|perf|perf-all] [curve options...]
+# (strace: the service's system calls for 5 s, strace-driver: the driver's, perf: a profile of the service for 8 s,
+# perf-all: of the whole machine (service, driver, kernel threads) for 8 s; options after the mode go to `curve`)
 # Runs the driver's curve at one rate (service in its own process), samples the service's and the driver's CPU per
 # thread over the middle of the steady part, and divides by the inputs the matcher completed (stats file).
 import os, sys, time, subprocess, struct, collections, re
 drv, rate, step, label = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 do_strace = len(sys.argv) > 5 and sys.argv[5] in ('strace', 'strace-driver')
 strace_pid_of_driver = len(sys.argv) > 5 and sys.argv[5] == 'strace-driver'
-do_perf = len(sys.argv) > 5 and sys.argv[5] == 'perf'
+do_perf = len(sys.argv) > 5 and sys.argv[5] in ('perf', 'perf-all')
+perf_all = len(sys.argv) > 5 and sys.argv[5] == 'perf-all'
+extra = sys.argv[6:]
 if do_perf:
     os.environ['DOTNET_PerfMapEnabled']='1'; os.environ['DOTNET_EnableWriteXorExecute']='0'
 tck = os.sysconf('SC_CLK_TCK')
@@ -17,7 +20,7 @@ log = open(f'{out}/driver.log', 'w')
 def load(): return open('/proc/loadavg').read().split()[0]
 l0 = load()
 p = subprocess.Popen(['dotnet', f'{drv}/RapidFix.TradeDriver.dll', 'curve', '--rates', str(rate), '--step-seconds', str(step),
-                      '--warm-up', '2', '--ramp', '1', '--no-trace', '--no-persister', '--out', out], stdout=log, stderr=subprocess.STDOUT)
+                      '--warm-up', '2', '--ramp', '1', '--no-trace', '--no-persister', '--out', out] + extra, stdout=log, stderr=subprocess.STDOUT)
 def find_service():
     for d in os.listdir('/proc'):
         if not d.isdigit(): continue
@@ -72,7 +75,7 @@ if do_strace:
     time.sleep(max(0, window - 7))
 elif do_perf:
     time.sleep(1)
-    st = subprocess.Popen(['perf', 'record', '-F', '999', '-g', '-e', 'cpu-clock', '-p', str(svc), '-o', f'{out}/perf.data'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    st = subprocess.Popen(['perf', 'record', '-F', '999', '-g', '-e', 'cpu-clock'] + (['-a'] if perf_all else ['-p', str(svc)]) + ['-o', f'{out}/perf.data'], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     time.sleep(8); st.send_signal(2); st.wait()
     time.sleep(max(0, window - 9))
 else:

@@ -160,11 +160,18 @@ internal sealed class OutputDispatcher
 
     /// <summary>
     /// Matcher thread, after a batch: puts the answers stored since the last call on the wire, each session's after
-    /// one wait for its store (the stores' flusher threads work at the same time). A session that cannot write its
+    /// one wait for its store (the stores' flusher threads work at the same time, one flush a store a batch). A session that cannot write its
     /// batch disconnects; the answers are stored and its resend delivers them.
     /// </summary>
     public void FlushSessions()
     {
+        // Every store's flush asked for first (a batched send's messages start none of their own), so they run
+        // together instead of one after another as each wait below comes.
+        for (int p = 0; p < _sessions.Length; p++)
+        {
+            _sessions[p]?.StartFlushDeferred();
+        }
+
         for (int p = 0; p < _sessions.Length; p++)
         {
             var session = _sessions[p];

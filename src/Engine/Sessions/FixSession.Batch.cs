@@ -49,6 +49,30 @@ public sealed partial class FixSession
     private int _readRejects;
     private int _readRejectLast;
 
+    /// <summary>
+    /// A batch's messages are appended to a journal store lazily: they start no flush of their own, and the one wait
+    /// of <see cref="FlushDeferred"/> (or <see cref="StartFlushDeferred"/>) asks for the batch's single flush. Appended
+    /// the ordinary way, the first message of a batch woke the flusher, which wrote and fsynced the batch's head while
+    /// the rest was being stored and then the rest: about two fsyncs a batch instead of one (the matching service's
+    /// stores, 1.8 a batch at 96,000 inputs/s, each fsync costing 100-300 us of CPU on this VM). Only under
+    /// StoreSyncBeforeSend=Y, where a flush of the batch is always waited for; without it nothing would ask.
+    /// </summary>
+    private bool LazyDeferredAppend => _journalStore is not null && _options.SyncBeforeSend;
+
+    /// <summary>
+    /// Asks the store to start making the messages <see cref="SendDeferred"/> stored durable, without waiting (no
+    /// lock taken): a caller with batches on several sessions asks each first, so that their flushes run at the same
+    /// time, then calls <see cref="FlushDeferred"/> on each, which waits for its own. Nothing to do without a batch or
+    /// when the store flushes on its own.
+    /// </summary>
+    public void StartFlushDeferred()
+    {
+        if (LazyDeferredAppend && HasDeferred)
+        {
+            _journalStore!.RequestFlush();
+        }
+    }
+
     /// <summary>True while messages stored by <see cref="SendDeferred"/> wait for <see cref="FlushDeferred"/>.</summary>
     public bool HasDeferred => Volatile.Read(ref _deferredFirst) != 0;
 
@@ -213,7 +237,14 @@ public sealed partial class FixSession
         DropDeferred();
         if (transport is null || !ReferenceEquals(transport, _transport))
         {
-            return true; // stored; the connection they were meant for is gone, a resend delivers them
+            // Stored; the connection they were meant for is gone, a resend delivers them. Appended lazily, they still
+            // go to the disk now rather than at the flusher's park timeout.
+            if (LazyDeferredAppend)
+            {
+                _journalStore!.RequestFlush();
+            }
+
+            return true;
         }
 
         if (_options.SyncBeforeSend && !_store.WaitForDurable(_deferredPosition, _options.SyncTimeout))

@@ -45,6 +45,7 @@ public sealed partial class FixSession
             }
 
             _counters.MessagesReceived++;
+            _messageNanos = _clock.UtcNowNanos; // what the queued messages processed below are timed by
             var limits = message.Options;
             switch (error)
             {
@@ -65,7 +66,7 @@ public sealed partial class FixSession
             // The Reject consumed an in-sequence MsgSeqNum: messages queued behind it may now be processed.
             _lastProcessedWasQueued = false;
             ProcessQueued();
-            CheckTimers();
+            CheckTimers(_messageNanos);
         }
     }
 

@@ -31,10 +31,12 @@ public sealed partial class FixSession
             _inReadBatch = readBatch;
             _counters.MessagesReceived++;
             _messageLog?.Incoming(message.Bytes);
+            long now = _clock.UtcNowNanos;
+            _messageNanos = now;
             Process(message);
             _lastProcessedWasQueued = false;
             ProcessQueued();
-            CheckTimers();
+            CheckTimers(now);
             _inReadBatch = false;
         }
     }
@@ -73,8 +75,8 @@ public sealed partial class FixSession
 
     private void Process(FixMessage message)
     {
-        long nowNanos = _clock.UtcNowNanos;
-        if (!_options.Schedule.IsInSession(_clock.UtcNow))
+        long nowNanos = _messageNanos;
+        if (!IsInSession(nowNanos))
         {
             ResetOutOfSession();
             return;
@@ -560,7 +562,7 @@ public sealed partial class FixSession
             return false;
         }
 
-        _lastReceivedNanos = _clock.UtcNowNanos;
+        _lastReceivedNanos = _messageNanos;
         _testRequestCounter = 0;
         return true;
     }
@@ -668,7 +670,7 @@ public sealed partial class FixSession
             return false;
         }
 
-        long skew = _clock.UtcNowNanos - sendingTime.UnixNanoseconds;
+        long skew = _messageNanos - sendingTime.UnixNanoseconds;
         return Math.Abs(skew) <= _options.MaxLatency.Ticks * 100;
     }
 

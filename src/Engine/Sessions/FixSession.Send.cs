@@ -99,7 +99,9 @@ public sealed partial class FixSession
             // it); storing it also lets it go out deferred with its read batch (FixSession.Batch.cs).
             bool persist = _options.PersistMessages &&
                            (application || Is(msgType, (byte)'j') || (_options.ResendSessionLevelRejects && Is(msgType, (byte)'3')));
-            var status = persist ? _store.Append(seq, encoded.Span) : _store.SetNextSenderMsgSeqNum(seq + 1);
+            var status = !persist ? _store.SetNextSenderMsgSeqNum(seq + 1)
+                : defer && LazyDeferredAppend ? _journalStore!.AppendDeferred(seq, encoded.Span)
+                : _store.Append(seq, encoded.Span);
             if (status != StoreWriteStatus.Ok)
             {
                 _counters.StoreFailures++;

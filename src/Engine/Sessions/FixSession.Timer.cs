@@ -16,24 +16,47 @@ public sealed partial class FixSession
     {
         lock (_sync)
         {
-            CheckTimers();
+            CheckTimers(_clock.UtcNowNanos);
         }
     }
 
-    private void CheckTimers()
+    // The session window in force, in UTC ticks ([start, end)): the schedule is asked again only once the clock is
+    // outside it, not at every message (it was twice a message, each a zone conversion and a search).
+    private long _windowStartTicks = long.MaxValue;
+    private long _windowEndTicks = long.MinValue;
+
+    /// <summary>Whether <paramref name="nowNanos"/> (UTC nanoseconds since 1970) falls inside a session window.</summary>
+    private bool IsInSession(long nowNanos)
+    {
+        long ticks = DateTime.UnixEpoch.Ticks + (nowNanos / 100);
+        if (ticks >= _windowStartTicks && ticks < _windowEndTicks)
+        {
+            return true;
+        }
+
+        if (!_options.Schedule.TryGetSession(new DateTime(ticks, DateTimeKind.Utc), out var start, out var end))
+        {
+            return false;
+        }
+
+        _windowStartTicks = start.Ticks;
+        _windowEndTicks = end.Ticks;
+        return true;
+    }
+
+    private void CheckTimers(long now)
     {
         if (_transport is null)
         {
             return;
         }
 
-        if (!_options.Schedule.IsInSession(_clock.UtcNow))
+        if (!IsInSession(now))
         {
             ResetOutOfSession();
             return;
         }
 
-        long now = _clock.UtcNowNanos;
         if (!_enabled && IsLoggedOn && !_sentLogout)
         {
             GenerateLogout(default);

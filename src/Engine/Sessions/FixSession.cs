@@ -53,6 +53,12 @@ public sealed partial class FixSession
     private readonly FixSessionOptions _options;
     private readonly IFixApplication _application;
     private readonly IMessageStore _store;
+    // The journal store, when that is the store: a batch's messages are appended lazily (FixSession.Batch.cs).
+    private readonly JournalMessageStore? _journalStore;
+    // When the message being processed was received (UTC nanoseconds): one clock read a message, taken by OnMessage,
+    // for the schedule, the SendingTime check, the heartbeat bookkeeping and the timers (six reads before, at 100-200 ns
+    // each on a VM's clock).
+    private long _messageNanos;
     private readonly EngineLog _log;
     private readonly EngineClock _clock;
     private readonly MessageValidator? _validator;
@@ -96,6 +102,7 @@ public sealed partial class FixSession
 
         _options = options;
         _store = store;
+        _journalStore = store as JournalMessageStore;
         _application = application;
         _log = log ?? EngineLog.Null;
         _clock = clock ?? EngineClock.Shared;

@@ -118,7 +118,7 @@ internal sealed class GroupCommitFlusher
 
     /// <summary>
     /// As <see cref="Publish(long)"/>; a <paramref name="lazy"/> record (a received message's sequence record under
-    /// <see cref="JournalOptions.DeferTargetSeqNum"/>) starts no flush of its own and wakes nobody: it goes to the
+    /// <see cref="JournalOptions.DeferTargetSeqNum"/>, a batched send's message until the batch is flushed) starts no flush of its own and wakes nobody: it goes to the
     /// disk with the next flush a record that is not lazy asks for (everything written is flushed then), or after the
     /// flusher's park timeout (<see cref="LazyFlushAfter"/>) when none comes. Nothing waits for such a record.
     /// </summary>

@@ -196,7 +196,9 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
     }
 
     /// <inheritdoc/>
-    public StoreWriteStatus Append(int seqNum, ReadOnlySpan<byte> message)
+    public StoreWriteStatus Append(int seqNum, ReadOnlySpan<byte> message) => AppendRecord(seqNum, message, lazy: false);
+
+    private StoreWriteStatus AppendRecord(int seqNum, ReadOnlySpan<byte> message, bool lazy)
     {
         ThrowIfDisposed();
         if (_flusher.Fault is not null)
@@ -218,8 +220,21 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
         _log.AppendMessage(seqNum, message);
         _appends++;
         _appendedBytes += message.Length;
-        return Publish();
+        return lazy
+            ? _flusher.Publish(_log.WrittenPosition, lazy: true) ? StoreWriteStatus.Ok : CountRejection(StoreWriteStatus.Faulted)
+            : Publish();
     }
+
+    /// <summary>
+    /// As <see cref="Append(int, ReadOnlySpan{byte})"/>, but the record starts no flush of its own (a batched send's: the session asks for one
+    /// flush of the whole batch when it waits for it, <see cref="Sessions.FixSession.FlushDeferred"/>). Until someone
+    /// waits for it, asks for a flush (<see cref="RequestFlush"/>) or writes a record that is not lazy, it reaches the
+    /// disk only after the flusher's park timeout.
+    /// </summary>
+    internal StoreWriteStatus AppendDeferred(int seqNum, ReadOnlySpan<byte> message) => AppendRecord(seqNum, message, lazy: true);
+
+    /// <summary>Asks for a flush of everything written so far without waiting for it (the flush runs meanwhile).</summary>
+    internal void RequestFlush() => _flusher.RequestFlush();
 
     /// <inheritdoc/>
     public StoreWriteStatus SetNextSenderMsgSeqNum(int value) => WriteSequence(RecordType.NextSender, value);

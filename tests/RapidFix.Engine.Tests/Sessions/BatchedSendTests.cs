@@ -51,6 +51,63 @@ public sealed class BatchedSendTests : IDisposable
     }
 
     [Fact]
+    public void A_batch_costs_one_fsync_however_slowly_it_is_stored()
+    {
+        // Group commit without a delay: a record that asks for a flush gets one at once. A batched send's messages
+        // must not: the first one used to wake the flusher, which fsynced the batch's head while the rest was stored,
+        // then the rest (two or more fsyncs a batch; the matching service's stores made 1.8).
+        using var store = JournalMessageStore.Open(new JournalOptions { FilePath = _journal }, DateTime.UtcNow);
+        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y", sessionStore: store);
+        var wire = new ProbeTransport(store);
+        h.PeerCloses();
+        Assert.True(h.Session.TryAttach(wire));
+        h.Logon();
+        Assert.True(store.Flush()); // the flusher parks afresh now: its 100-ms timeout is far off
+        long fsyncs = store.Counters.Fsyncs;
+        int writesBefore = wire.Writes.Count;
+
+        for (int i = 0; i < 10; i++)
+        {
+            Assert.Equal(SendResult.Sent, h.Session.SendDeferred("8"u8, ReportBody));
+            Thread.Sleep(2); // time enough for a flusher that was woken to write and fsync
+        }
+
+        Assert.Equal(fsyncs, store.Counters.Fsyncs); // nothing asked for a flush yet
+        Assert.True(store.DurablePosition < store.WrittenPosition);
+        Assert.True(h.Session.FlushDeferred());
+
+        Assert.Equal(fsyncs + 1, store.Counters.Fsyncs);
+        Assert.Equal(writesBefore + 1, wire.Writes.Count);
+        Assert.Equal(0, wire.NotDurableAtSend);
+    }
+
+    [Fact]
+    public void StartFlushDeferred_makes_the_batch_durable_without_waiting_and_FlushDeferred_adds_no_fsync()
+    {
+        using var store = JournalMessageStore.Open(new JournalOptions { FilePath = _journal }, DateTime.UtcNow);
+        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y", sessionStore: store);
+        var wire = new ProbeTransport(store);
+        h.PeerCloses();
+        Assert.True(h.Session.TryAttach(wire));
+        h.Logon();
+        Assert.True(store.Flush());
+        long fsyncs = store.Counters.Fsyncs;
+        int writesBefore = wire.Writes.Count;
+        for (int i = 0; i < 5; i++)
+        {
+            h.Session.SendDeferred("8"u8, ReportBody);
+        }
+
+        h.Session.StartFlushDeferred();
+
+        Assert.True(SpinWait.SpinUntil(() => store.DurablePosition >= store.WrittenPosition, TimeSpan.FromSeconds(5)));
+        Assert.Equal(writesBefore, wire.Writes.Count); // durable, still not on the wire
+        Assert.True(h.Session.FlushDeferred());
+        Assert.Equal(fsyncs + 1, store.Counters.Fsyncs);
+        Assert.Equal(writesBefore + 1, wire.Writes.Count);
+    }
+
+    [Fact]
     public void A_message_the_session_sends_while_a_batch_waits_goes_after_the_batch()
     {
         using var h = new ProtocolHarness("StoreSyncBeforeSend=Y");

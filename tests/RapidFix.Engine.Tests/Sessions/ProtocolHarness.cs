@@ -18,16 +18,16 @@ internal sealed class ProtocolHarness : IDisposable
     private readonly MemoryStream _logBytes = new();
 
     /// <param name="sessionStore">The session's store instead of <see cref="Store"/> (a journal, for durability tests).</param>
+    /// <param name="clock">The session's clock (a manual one moves only when the test says), else the shared clock.</param>
     public ProtocolHarness(string extraSettings = "", EndPoint? peer = null, IMessageStore? sessionStore = null,
-        RecordingApplication? application = null)
+        RecordingApplication? application = null, RapidFix.Engine.Time.EngineClock? clock = null)
     {
         Application = application ?? new RecordingApplication();
         var settings = SettingsFile.Parse($"""
             [DEFAULT]
             ConnectionType=acceptor
             SocketAcceptPort=0
-            StartTime=00:00:00
-            EndTime=00:00:00
+            {(extraSettings.Contains("StartTime=", StringComparison.Ordinal) ? "" : "StartTime=00:00:00\nEndTime=00:00:00")}
             StoreType=express
             {extraSettings}
             [SESSION]
@@ -38,7 +38,7 @@ internal sealed class ProtocolHarness : IDisposable
         Options = FixSessionOptions.FromSettings(settings.Sessions[0]);
         Store = new MemoryMessageStore(100_000, 1 << 26, DateTime.UtcNow);
         Log = new EngineLog(_logBytes, 4096, LogLevel.Debug);
-        Session = new FixSession(Options, sessionStore ?? Store, Application, Log);
+        Session = new FixSession(Options, sessionStore ?? Store, Application, Log, clock);
         Peer = peer ?? new IPEndPoint(IPAddress.Parse("192.0.2.10"), 40001);
         Connect();
     }
