@@ -417,10 +417,34 @@ internal sealed class TradeStream
         public Writer Tag(int tag)
         {
             End();
-            Put(tag);
-            Byte1((byte)'=');
+            if ((uint)tag < (uint)TagPrefixes.Length)
+            {
+                Text(TagPrefixes[tag]);
+            }
+            else
+            {
+                Put(tag);
+                Byte1((byte)'=');
+            }
+
             _open = true;
             return this;
+        }
+
+        // "tag=" for every tag below 1,000 (all a trade message uses), made once: formatting the tag's number for each
+        // of a message's 40-odd fields was the largest part of the driver's formatting (Put, 2.6 % of the machine's
+        // CPU at 112,000 messages/s).
+        private static readonly byte[][] TagPrefixes = MakeTagPrefixes(1_000);
+
+        private static byte[][] MakeTagPrefixes(int count)
+        {
+            var prefixes = new byte[count][];
+            for (int tag = 0; tag < count; tag++)
+            {
+                prefixes[tag] = System.Text.Encoding.ASCII.GetBytes(tag.ToString(CultureInfo.InvariantCulture) + "=");
+            }
+
+            return prefixes;
         }
 
         public Writer Text(ReadOnlySpan<byte> value)
