@@ -507,6 +507,16 @@ public sealed class GatewayServer : IDisposable
     // cannot (disconnected) keeps them stored; the service's resend request after the reconnect delivers them.
     private void FlushForwarded()
     {
+        // Every store's flush asked for first (a batched send's messages start none of their own): the flushes run
+        // together, not one after another as each session's wait comes.
+        for (int i = 0; i < _unflushed.Length; i++)
+        {
+            if (_unflushed[i])
+            {
+                _serviceSessions[i / _participantSessions.Length][i % _participantSessions.Length].StartFlushDeferred();
+            }
+        }
+
         for (int i = 0; i < _unflushed.Length; i++)
         {
             if (_unflushed[i])

@@ -240,6 +240,11 @@ internal sealed class GatewayWarmUp : IDisposable
 
         for (int i = 0; i < sessions.Count; i++)
         {
+            sessions[i].StartFlushDeferred();
+        }
+
+        for (int i = 0; i < sessions.Count; i++)
+        {
             sessions[i].FlushDeferred();
         }
     }

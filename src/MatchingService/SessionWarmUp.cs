@@ -348,6 +348,11 @@ internal sealed class SessionWarmUp : IDisposable
 
         foreach (var session in _sessions.Values)
         {
+            session.StartFlushDeferred();
+        }
+
+        foreach (var session in _sessions.Values)
+        {
             session.FlushDeferred();
         }
     }

@@ -84,6 +84,11 @@ internal sealed class Participants : IDisposable
     {
         foreach (var session in _engine.Sessions)
         {
+            session.StartFlushDeferred(); // the stores' flushes run together (journal stores with --host)
+        }
+
+        foreach (var session in _engine.Sessions)
+        {
             session.FlushDeferred();
         }
     }
