@@ -59,6 +59,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     private Thread? _thread;
     private long _coalescingWaits;
     private long _reads;
+    private bool _readFilled; // the last socket read filled the space it was given: the socket may hold more
 
     // 0 until started, 1 once started (on its own thread or handed to an acceptor's pooled thread), 2 when ended.
     private volatile int _runState;
@@ -745,10 +746,31 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// <summary>Reads and processes, through the Logon buffer until the connection is bound.</summary>
     private bool ReceiveAny()
     {
-        bool open = _logonBuffer is null ? Receive() : ReceiveBeforeLogon();
+        bool open;
+        if (_logonBuffer is null)
+        {
+            open = Receive();
+
+            // A read that filled its space (a receive block) left the rest of a burst in the socket: take it now, up
+            // to MaxReadsPerWake reads, not one block per wake. One block per wake, with the coalescing wait after it,
+            // held a connection to about 16 KiB a millisecond: 33,000 trade messages a second, the matching service's
+            // ceiling at 112,000 inputs/s (its busiest participants send 2/7 of them each).
+            for (int more = 1; more < MaxReadsPerWake && open && _readFilled && !_closed && (_tls is null || _tls.HasBuffered); more++)
+            {
+                open = Receive();
+            }
+        }
+        else
+        {
+            open = ReceiveBeforeLogon();
+        }
+
         _receiver.EndOfRead(); // what the session deferred during the read goes out now: one flush per read
         return open;
     }
+
+    /// <summary>Socket reads one wake takes at most while each fills its space (then the other work of the loop runs).</summary>
+    internal const int MaxReadsPerWake = 16;
 
     private bool ReceiveBeforeLogon()
     {
@@ -915,6 +937,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
 
         int n = _socket.Receive(into, SocketFlags.None, out var error);
         Volatile.Write(ref _reads, _reads + 1);
+        _readFilled = n == into.Length && n > 0;
         if (error == SocketError.WouldBlock)
         {
             return 0;
@@ -952,6 +975,7 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
             return -1;
         }
 
+        _readFilled = n == into.Length && n > 0;
         _readTimestamp = EngineLatency.Start();
         return n;
     }

@@ -104,6 +104,38 @@ public sealed class PipeTransportTests
         SessionHarness.WaitUntil(() => drain.Executions == 60, "60 executions back");
     }
 
+    [Theory]
+    [InlineData(SocketTransport.Pipelines)]
+    [InlineData(SocketTransport.DedicatedThread)]
+    public void A_burst_larger_than_a_receive_block_is_taken_in_one_wake_not_a_block_per_coalescing_wait(SocketTransport transport)
+    {
+        // A 100-ms coalescing wait after each wake: taking one 16 KiB block a wake, 1,000 orders (about 190 KB) took ten
+        // or more waits (a second); draining the socket while reads fill their space takes what has arrived at once.
+        var executor = new ExecutingApplication();
+        using var acceptor = SessionHarness.Acceptor(executor, extra: $"SocketTransport={transport}\nSocketReceiveCoalesceMilliseconds=100");
+        using var client = Connect(acceptor);
+        using var drain = new Drain(client);
+        int seq = 1;
+        client.Send(Logon(seq++));
+        SessionHarness.WaitUntil(() => acceptor.Sessions[0].IsLoggedOn, "logon");
+        var connection = acceptor.Acceptors[0].Connections().Single(c => !c.IsClosed);
+        long waits = connection.CoalescingWaits;
+
+        var burst = new List<byte>();
+        for (int i = 1; i <= 1_000; i++)
+        {
+            burst.AddRange(Order(seq++, i));
+        }
+
+        Assert.True(burst.Count > 10 * 16 * 1024 / 2, $"the burst is {burst.Count} bytes"); // several receive blocks
+        client.Send(burst.ToArray()); // one write: the kernel hands it over in as few pieces as it can
+        SessionHarness.WaitUntil(() => executor.Orders == 1_000, "1,000 orders");
+
+        long taken = connection.CoalescingWaits - waits;
+        Assert.True(taken <= 4, $"{taken} coalescing waits for one burst of {burst.Count} bytes");
+        SessionHarness.WaitUntil(() => drain.Executions == 1_000, "1,000 executions back");
+    }
+
     public static TheoryData<SocketTransport, string, DisconnectReason> BadFirstMessages()
     {
         var data = new TheoryData<SocketTransport, string, DisconnectReason>();
