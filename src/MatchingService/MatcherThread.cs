@@ -6,8 +6,9 @@ namespace RapidFix.MatchingService;
 /// <summary>
 /// The one thread that owns the matcher: it takes the inputs from the <see cref="InputRing"/> in journal order,
 /// parses each in place, hands it to the matcher, collects the answers of a batch, waits until the batch's inputs are
-/// durable in the input journal ("acknowledged means journalled"), then sends the answers through the
-/// <see cref="OutputDispatcher"/>. Nothing in the loop allocates.
+/// durable in the input journal ("acknowledged means journalled"), then stores the answers through the
+/// <see cref="OutputDispatcher"/> and asks their stores to flush; they go on the wire once the next batch is matched
+/// (or at once when there is none), by which time the stores' fsyncs have run. Nothing in the loop allocates.
 /// </summary>
 internal sealed class MatcherThread : IDisposable
 {
@@ -114,7 +115,6 @@ internal sealed class MatcherThread : IDisposable
         {
             stats.RefreshAllocatedBytes();
             _dispatcher.FlushLoggedOn();
-            _dispatcher.FlushSessions();
             RollWhenDue();
             int n = 0;
             long lastPosition = 0;
@@ -164,6 +164,10 @@ internal sealed class MatcherThread : IDisposable
                 n++;
             }
 
+            // The previous batch's answers, stored and their stores' flushes asked for at its end, go on the wire now:
+            // their fsyncs ran while this batch was matched, instead of the matcher thread waiting for them idle.
+            _dispatcher.FlushSessions();
+
             if (n == 0)
             {
                 // Reset, look again, then sleep: a producer's Set after our look is never lost.
@@ -206,8 +210,11 @@ internal sealed class MatcherThread : IDisposable
                 Interlocked.Increment(ref _rolls);
             }
 
-            _dispatcher.FlushSessions();
+            // No wait here: the stores flush the batch while the next one is matched (FlushSessions above writes it).
+            _dispatcher.StartFlushSessions();
         }
+
+        _dispatcher.FlushSessions(); // stopping: what the last batch stored goes out
     }
 
     // The engine's cached clock against the end of the current business date: a roll is submitted like an input

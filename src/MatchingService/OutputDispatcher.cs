@@ -167,11 +167,7 @@ internal sealed class OutputDispatcher
     {
         // Every store's flush asked for first (a batched send's messages start none of their own), so they run
         // together instead of one after another as each wait below comes.
-        for (int p = 0; p < _sessions.Length; p++)
-        {
-            _sessions[p]?.StartFlushDeferred();
-        }
-
+        StartFlushSessions();
         for (int p = 0; p < _sessions.Length; p++)
         {
             var session = _sessions[p];
@@ -179,6 +175,18 @@ internal sealed class OutputDispatcher
             {
                 session.FlushDeferred();
             }
+        }
+    }
+
+    /// <summary>
+    /// Matcher thread, after a batch: asks every session's store to make the answers stored since the last call durable,
+    /// without waiting; <see cref="FlushSessions"/> later waits for them (by then done) and writes them.
+    /// </summary>
+    public void StartFlushSessions()
+    {
+        for (int p = 0; p < _sessions.Length; p++)
+        {
+            _sessions[p]?.StartFlushDeferred();
         }
     }
 
