@@ -367,7 +367,7 @@ public sealed class GatewayServer : IDisposable
     /// <summary>
     /// An answer of <paramref name="service"/> for <paramref name="participant"/> (its connection thread, under that
     /// session's lock). With <see cref="GatewayOptions.BatchAnswers"/> it is stored without waiting for the disk
-    /// (<see cref="FixSession.SendDeferred"/>) and true is returned: the caller flushes the participant's session once
+    /// (<see cref="FixSession.SendDeferred(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>) and true is returned: the caller flushes the participant's session once
     /// at the end of the read that brought it (<see cref="FlushAnswers"/>). Otherwise it is sent at once (one store
     /// wait each), and false is returned.
     /// </summary>

@@ -42,6 +42,14 @@ internal struct AnswerWriter : IMatchSink
         Unroutable = 0;
     }
 
+    /// <summary>
+    /// The time the answers of the current batch carry (TransactTime, the CLS's times; UTC nanoseconds), read once a
+    /// batch by the matcher thread; 0 outside a batch: the clock is read for each answer then.
+    /// </summary>
+    public long BatchNanos { get; set; }
+
+    private readonly long Now => BatchNanos != 0 ? BatchNanos : _clock.UtcNowNanos;
+
     /// <summary>Where answers go (set around each input).</summary>
     public OutputQueue? Queue { get; set; }
 
@@ -87,7 +95,7 @@ internal struct AnswerWriter : IMatchSink
 
         var w = new FixBodyWriter(_body);
         var id = ack.MessageId.Length > 0 ? ack.MessageId.Span : NotApplicable;
-        long now = _clock.UtcNowNanos;
+        long now = Now;
         ReadOnlySpan<byte> type;
         switch (ack.Kind)
         {
@@ -170,7 +178,7 @@ internal struct AnswerWriter : IMatchSink
     public void OnCleared(in ClearedTrade trade)
     {
         ref readonly var noe = ref trade.Noe;
-        long now = _clock.UtcNowNanos;
+        long now = Now;
         for (int i = 0; i < trade.AccountCount; i++)
         {
             ref readonly var alc = ref trade.Allocation(i);

@@ -122,6 +122,7 @@ internal sealed class MatcherThread : IDisposable
             // One fsync of the input journal a batch, asked for now: it runs while the batch is matched, and the batch
             // takes the inputs it covers (a later one waits for the next batch's, instead of a second fsync for it).
             long flushTo = _journal.RequestFlush();
+            _core.BeginBatch(_clock.UtcNowNanos); // the batch's answers carry one time: one clock read, not one an answer
 
             while (n < MaxBatch && _batch.FreeBytes >= MatchingCore.MaxAnswerBytesPerInput && _batch.FreeEntries >= MatchingCore.MaxAnswersPerInput)
             {
@@ -168,6 +169,7 @@ internal sealed class MatcherThread : IDisposable
             // their fsyncs ran while this batch was matched, instead of the matcher thread waiting for them idle.
             _dispatcher.FlushSessions();
 
+            _core.EndBatch();
             if (n == 0)
             {
                 // Reset, look again, then sleep: a producer's Set after our look is never lost.
@@ -197,10 +199,11 @@ internal sealed class MatcherThread : IDisposable
                 Interlocked.Exchange(ref _largestBatch, n);
             }
 
+            long sendingTime = _clock.UtcNowNanos; // one SendingTime for the batch's answers, stored together now
             for (int i = 0; i < _batch.Count; i++)
             {
                 var answer = _batch[i];
-                _dispatcher.Dispatch(answer.Destination, answer.MsgType, answer.Body);
+                _dispatcher.Dispatch(answer.Destination, answer.MsgType, answer.Body, sendingTime);
             }
 
             _batch.Clear();

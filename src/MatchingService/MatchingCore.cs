@@ -81,6 +81,12 @@ internal sealed class MatchingCore
         _writer.ClearInput();
     }
 
+    /// <summary>The answers produced until <see cref="EndBatch"/> carry <paramref name="nowNanos"/> as their time (one clock read a batch).</summary>
+    public void BeginBatch(long nowNanos) => _writer.BatchNanos = nowNanos;
+
+    /// <summary>Answers read the clock again (see <see cref="BeginBatch"/>).</summary>
+    public void EndBatch() => _writer.BatchNanos = 0;
+
     /// <summary>
     /// Moves the matcher to business date <paramref name="yyyymmdd"/> (the next business day): what stayed open too
     /// long expires, and each expired message's sender is told, through <paramref name="dispatcher"/> directly.

@@ -89,7 +89,10 @@ internal sealed class OutputDispatcher
     public void SignalLogon(int participant) => Volatile.Write(ref _logonSignal[participant], 1);
 
     /// <summary>Matcher thread: one answer of the matcher.</summary>
-    public void Dispatch(int destination, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
+    public void Dispatch(int destination, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body) => Dispatch(destination, msgType, body, 0);
+
+    /// <summary>As <see cref="Dispatch(int, ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>, stamped with <paramref name="sendingTimeNanos"/> (0: the session's clock).</summary>
+    public void Dispatch(int destination, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body, long sendingTimeNanos)
     {
         long n = ++_produced[destination];
         if (n <= _alreadyStored[destination])
@@ -107,7 +110,7 @@ internal sealed class OutputDispatcher
 
         if (pending.Count == 0)
         {
-            var outcome = TrySend(destination, msgType, body);
+            var outcome = TrySend(destination, msgType, body, sendingTimeNanos);
             if (outcome != Outcome.Wait)
             {
                 return;
@@ -198,7 +201,7 @@ internal sealed class OutputDispatcher
         _heldBackCount += messages;
     }
 
-    private Outcome TrySend(int destination, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body)
+    private Outcome TrySend(int destination, ReadOnlySpan<byte> msgType, ReadOnlySpan<byte> body, long sendingTimeNanos = 0)
     {
         var session = _sessions[destination];
         if (session is null)
@@ -207,7 +210,7 @@ internal sealed class OutputDispatcher
         }
 
         // Stored now, on the wire at FlushSessions: one store flush covers the batch (StoreSyncBeforeSend=Y).
-        switch (session.SendDeferred(msgType, body))
+        switch (session.SendDeferred(msgType, body, sendingTimeNanos))
         {
             case SendResult.Sent:
             case SendResult.TransportFailed: // stored before the transport failed: the session's resend delivers it

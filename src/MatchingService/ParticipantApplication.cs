@@ -10,7 +10,7 @@ namespace RapidFix.MatchingService;
 /// session's lock: it only journals and queues the message (<see cref="InputSequencer"/>), or refuses it with the
 /// session's own BusinessMessageReject (back-pressure 4, wrong partition 6, unsupported type 3: the engine stores it
 /// and writes it with the read's batch, one store flush per read); matching and every answer happen on the matcher
-/// thread, which takes one session lock at a time (in <see cref="FixSession.SendDeferred"/>) and never while
+/// thread, which takes one session lock at a time (in <see cref="FixSession.SendDeferred(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>) and never while
 /// holding another. Sending a CLS to another participant straight from here would take that session's lock
 /// while holding this one: two participants clearing trades with each other at the same moment would deadlock.
 /// </summary>

@@ -79,7 +79,7 @@ internal sealed class Participants : IDisposable
         return false;
     }
 
-    /// <summary>Writes what <see cref="FixSession.SendDeferred"/> stored on every session.</summary>
+    /// <summary>Writes what <see cref="FixSession.SendDeferred(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/> stored on every session.</summary>
     public void FlushAll()
     {
         foreach (var session in _engine.Sessions)

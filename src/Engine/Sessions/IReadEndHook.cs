@@ -7,7 +7,7 @@ namespace RapidFix.Engine.Sessions;
 /// <see cref="IToAppHook"/>), so applications that do not need it implement nothing more.
 /// </summary>
 /// <remarks>
-/// The use: sends made while handling a read's messages are batched (<see cref="FixSession.SendDeferred"/>, on this
+/// The use: sends made while handling a read's messages are batched (<see cref="FixSession.SendDeferred(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>, on this
 /// session or on others) and flushed once here (<see cref="FixSession.FlushDeferred"/>: one store wait for the batch
 /// instead of one per message). It runs on the connection's thread, outside the session's lock, after the session has
 /// written what it deferred itself during the read (its business rejects); every message of the read was handed to

@@ -7,7 +7,7 @@ using RapidFix.Tests.Shared;
 namespace RapidFix.Engine.Tests.Sessions;
 
 /// <summary>
-/// Batched send (<see cref="FixSession.SendDeferred"/>, <see cref="FixSession.FlushDeferred"/>): under
+/// Batched send (<see cref="FixSession.SendDeferred(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>, <see cref="FixSession.FlushDeferred"/>): under
 /// StoreSyncBeforeSend=Y nothing of a batch reaches the wire before the store made it durable, the batch goes out in
 /// one transport write, in MsgSeqNum order even when the session sends something else meanwhile, never on a later
 /// connection, and the steady state allocates nothing.
@@ -79,6 +79,26 @@ public sealed class BatchedSendTests : IDisposable
         Assert.Equal(fsyncs + 1, store.Counters.Fsyncs);
         Assert.Equal(writesBefore + 1, wire.Writes.Count);
         Assert.Equal(0, wire.NotDurableAtSend);
+    }
+
+    [Fact]
+    public void A_SendingTime_the_caller_gives_is_the_one_sent_and_zero_means_the_clock()
+    {
+        var clock = RapidFix.Engine.Time.EngineClock.Manual(new DateTime(2026, 11, 23, 12, 0, 0, DateTimeKind.Utc));
+        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y\nCheckLatency=N", clock: clock);
+        var wire = Attach(h);
+        h.Logon();
+        wire.Writes.Clear();
+        long given = (new DateTime(2026, 11, 23, 11, 59, 58, 250, DateTimeKind.Utc).Ticks - DateTime.UnixEpoch.Ticks) * 100;
+
+        h.Session.SendDeferred("8"u8, ReportBody, given);
+        h.Session.SendDeferred("8"u8, ReportBody, 0);
+        Assert.True(h.Session.FlushDeferred());
+
+        var sent = Encoding.ASCII.GetString([.. wire.Writes.SelectMany(w => w)]).Split("8=FIX", StringSplitOptions.RemoveEmptyEntries);
+        Assert.Equal(2, sent.Length);
+        Assert.Contains("\u000152=20261123-11:59:58.250\u0001", sent[0], StringComparison.Ordinal);
+        Assert.Contains("\u000152=20261123-12:00:00.000\u0001", sent[1], StringComparison.Ordinal);
     }
 
     [Fact]

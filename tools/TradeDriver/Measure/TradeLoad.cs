@@ -185,7 +185,7 @@ internal sealed class IntendedTimes
 /// <see cref="TradeStream.FormattedInline"/>) and still timed from its own intended time. <see cref="SendDue"/> and
 /// <see cref="Run"/> allocate nothing.
 /// <para>One socket write per session per turn (issue 10: the driver's CPU a message): the messages of a turn are
-/// queued on their sessions (<see cref="FixSession.SendDeferred"/>) and each session's are written together at the
+/// queued on their sessions (<see cref="FixSession.SendDeferred(ReadOnlySpan{byte}, ReadOnlySpan{byte})"/>) and each session's are written together at the
 /// turn's end (<see cref="FixSession.FlushDeferred"/>), or after <see cref="BatchMessages"/> of them. A message counts
 /// as sent, and its send latency (from its intended time) is taken, when its batch is written; a batch that could
 /// not be written (the session lost its connection) counts every message of it as refused.</para>
