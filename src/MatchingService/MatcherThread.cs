@@ -165,11 +165,12 @@ internal sealed class MatcherThread : IDisposable
                 n++;
             }
 
+            _core.EndBatch();
+
             // The previous batch's answers, stored and their stores' flushes asked for at its end, go on the wire now:
             // their fsyncs ran while this batch was matched, instead of the matcher thread waiting for them idle.
             _dispatcher.FlushSessions();
 
-            _core.EndBatch();
             if (n == 0)
             {
                 // Reset, look again, then sleep: a producer's Set after our look is never lost.

@@ -56,13 +56,9 @@ public sealed class BatchedSendTests : IDisposable
         // Group commit without a delay: a record that asks for a flush gets one at once. A batched send's messages
         // must not: the first one used to wake the flusher, which fsynced the batch's head while the rest was stored,
         // then the rest (two or more fsyncs a batch; the matching service's stores made 1.8).
-        using var store = JournalMessageStore.Open(new JournalOptions { FilePath = _journal }, DateTime.UtcNow);
-        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y", sessionStore: store);
-        var wire = new ProbeTransport(store);
-        h.PeerCloses();
-        Assert.True(h.Session.TryAttach(wire));
-        h.Logon();
-        Assert.True(store.Flush()); // the flusher parks afresh now: its 100-ms timeout is far off
+        var (store, h, wire) = LoggedOnOverJournal(); // flushed: the flusher parks afresh, its 100-ms timeout far off
+        using var _ = store;
+        using var __ = h;
         long fsyncs = store.Counters.Fsyncs;
         int writesBefore = wire.Writes.Count;
 
@@ -104,13 +100,9 @@ public sealed class BatchedSendTests : IDisposable
     [Fact]
     public void StartFlushDeferred_makes_the_batch_durable_without_waiting_and_FlushDeferred_adds_no_fsync()
     {
-        using var store = JournalMessageStore.Open(new JournalOptions { FilePath = _journal }, DateTime.UtcNow);
-        using var h = new ProtocolHarness("StoreSyncBeforeSend=Y", sessionStore: store);
-        var wire = new ProbeTransport(store);
-        h.PeerCloses();
-        Assert.True(h.Session.TryAttach(wire));
-        h.Logon();
-        Assert.True(store.Flush());
+        var (store, h, wire) = LoggedOnOverJournal();
+        using var _ = store;
+        using var __ = h;
         long fsyncs = store.Counters.Fsyncs;
         int writesBefore = wire.Writes.Count;
         for (int i = 0; i < 5; i++)
@@ -206,6 +198,30 @@ public sealed class BatchedSendTests : IDisposable
         // The Logon answer (MsgSeqNum 1), then one write per batch of eight.
         Assert.Equal(8 * (h.Transport.SendCount - 1), h.Store.NextSenderMsgSeqNum - 2);
         Assert.True(h.Transport.SendCount > 2_000);
+    }
+
+    [Fact]
+    [Trait("Category", "Allocation")]
+    public void Batched_sending_over_a_journal_store_allocates_nothing()
+    {
+        // The lazy appends, StartFlushDeferred and the flush's wait of a journal store (the other theory runs over
+        // the express store, which takes none of them).
+        var (store, h, wire) = LoggedOnOverJournal();
+        using var _ = store;
+        using var __ = h;
+        wire.Keep = false;
+        long bytes = Allocations.Measure(h.Session, static s =>
+        {
+            for (int i = 0; i < 8; i++)
+            {
+                s.SendDeferred("8"u8, ReportBody, 0);
+            }
+
+            s.StartFlushDeferred();
+            s.FlushDeferred();
+        }, iterations: 500, warmup: 100);
+        Assert.Equal(0, bytes);
+        Assert.Equal(0, wire.NotDurableAtSend);
     }
 
     [Fact]
@@ -314,6 +330,22 @@ public sealed class BatchedSendTests : IDisposable
     }
 
     // The harness's session on a probe instead of its memory transport.
+    /// <summary>
+    /// A session over a journal store (group commit, no delay) under StoreSyncBeforeSend=Y, attached to a
+    /// <see cref="ProbeTransport"/>, logged on, and everything so far flushed.
+    /// </summary>
+    private (JournalMessageStore Store, ProtocolHarness Harness, ProbeTransport Wire) LoggedOnOverJournal()
+    {
+        var store = JournalMessageStore.Open(new JournalOptions { FilePath = _journal }, DateTime.UtcNow);
+        var h = new ProtocolHarness("StoreSyncBeforeSend=Y", sessionStore: store);
+        var wire = new ProbeTransport(store);
+        h.PeerCloses();
+        Assert.True(h.Session.TryAttach(wire));
+        h.Logon();
+        Assert.True(store.Flush());
+        return (store, h, wire);
+    }
+
     private static ProbeTransport Attach(ProtocolHarness h)
     {
         var wire = new ProbeTransport(h.Store);
@@ -327,13 +359,20 @@ public sealed class BatchedSendTests : IDisposable
     {
         public List<byte[]> Writes { get; } = [];
 
+        /// <summary>False: writes are checked for durability but not kept (allocation tests).</summary>
+        public bool Keep { get; set; } = true;
+
         public int NotDurableAtSend { get; private set; }
 
         public System.Net.EndPoint? RemoteEndPoint => null;
 
         public bool Send(ReadOnlySpan<byte> message)
         {
-            Writes.Add(message.ToArray());
+            if (Keep)
+            {
+                Writes.Add(message.ToArray());
+            }
+
             if (store.DurablePosition < store.WrittenPosition)
             {
                 NotDurableAtSend++;
