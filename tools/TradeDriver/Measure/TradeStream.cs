@@ -1,5 +1,6 @@
 using System.Buffers.Text;
 using System.Globalization;
+using System.Runtime.CompilerServices;
 
 namespace RapidFix.TradeDriver.Measure;
 
@@ -322,9 +323,9 @@ internal sealed class TradeStream
                 w.Tag(55).Text("[N/A]"u8).Tag(48).Text(isin).Tag(22).Text("4"u8).Tag(711).Text("0"u8).Tag(555).Text("0"u8).Tag(768).Text("1"u8)
                     .Tag(769).Timestamp(t.TradeDate).Tag(770).Text("1"u8).Tag(80).Number(quantity).Tag(54).Byte(t.Side).Tag(15).Text(currency)
                     .Tag(862).Text("1"u8).Tag(528).Text("A"u8).Tag(863).Number(quantity).Tag(79).Text(accountName).Tag(6).Decimal(t.Price)
-                    .Tag(381).Amount(gross, format).Tag(118).Amount(net, format).Tag(119).Amount(net, format).Tag(120).Text(currency)
-                    .Tag(12).Amount(commission, format).Tag(13).Text("3"u8).Tag(136).Text("2"u8).Tag(137).Amount(fee, format).Tag(139).Text("4"u8)
-                    .Tag(137).Amount(tax, format).Tag(139).Text("2"u8);
+                    .Tag(381).Amount(gross, minor, format).Tag(118).Amount(net, minor, format).Tag(119).Amount(net, minor, format).Tag(120).Text(currency)
+                    .Tag(12).Amount(commission, minor, format).Tag(13).Text("3"u8).Tag(136).Text("2"u8).Tag(137).Amount(fee, minor, format).Tag(139).Text("4"u8)
+                    .Tag(137).Amount(tax, minor, format).Tag(139).Text("2"u8);
                 break;
             }
 
@@ -416,13 +417,25 @@ internal sealed class TradeStream
 
         public Writer Tag(int tag)
         {
-            End();
-            if ((uint)tag < (uint)TagPrefixes.Length)
+            // One unaligned 8-byte store writes the previous field's SOH and "tag=" (the table's bytes, SOH first;
+            // its top byte is the length with the SOH); the next write overwrites the spare bytes after it.
+            if ((uint)tag < (uint)TagPrefixes.Length && _end - _at >= sizeof(ulong))
             {
-                Text(TagPrefixes[tag]);
+                ulong packed = TagPrefixes[tag];
+                int length = (int)(packed >> 56);
+                ulong bytes = packed & 0x00FF_FFFF_FFFF_FFFFUL;
+                if (!_open)
+                {
+                    bytes >>= 8;
+                    length--;
+                }
+
+                Unsafe.WriteUnaligned(ref _buffer[_at], bytes);
+                _at += length;
             }
             else
             {
+                End();
                 Put(tag);
                 Byte1((byte)'=');
             }
@@ -431,17 +444,25 @@ internal sealed class TradeStream
             return this;
         }
 
-        // "tag=" for every tag below 1,000 (all a trade message uses), made once: formatting the tag's number for each
-        // of a message's 40-odd fields was the largest part of the driver's formatting (Put, 2.6 % of the machine's
-        // CPU at 112,000 messages/s).
-        private static readonly byte[][] TagPrefixes = MakeTagPrefixes(1_000);
+        // "\u0001tag=" for every tag below 1,000 (all a trade message uses), packed in a word with its length in the top
+        // byte, made once: formatting the tag's number for each of a message's 40-odd fields, and then copying the
+        // prefix with a call per field, were the largest part of the driver's formatting (2.6 % and then 4.3 % of the
+        // machine's CPU at 112,000 and 184,000 messages/s).
+        private static readonly ulong[] TagPrefixes = MakeTagPrefixes(1_000);
 
-        private static byte[][] MakeTagPrefixes(int count)
+        private static ulong[] MakeTagPrefixes(int count)
         {
-            var prefixes = new byte[count][];
+            var prefixes = new ulong[count];
             for (int tag = 0; tag < count; tag++)
             {
-                prefixes[tag] = System.Text.Encoding.ASCII.GetBytes(tag.ToString(CultureInfo.InvariantCulture) + "=");
+                var bytes = System.Text.Encoding.ASCII.GetBytes("\u0001" + tag.ToString(CultureInfo.InvariantCulture) + "=");
+                ulong packed = (ulong)bytes.Length << 56;
+                for (int i = 0; i < bytes.Length; i++)
+                {
+                    packed |= (ulong)bytes[i] << (8 * i);
+                }
+
+                prefixes[tag] = packed;
             }
 
             return prefixes;
@@ -449,6 +470,20 @@ internal sealed class TradeStream
 
         public Writer Text(ReadOnlySpan<byte> value)
         {
+            // Most values are a few bytes: a loop beats a call to the general copy.
+            if (value.Length <= 16 && _end - _at >= value.Length)
+            {
+                var buffer = _buffer;
+                int at = _at;
+                for (int i = 0; i < value.Length; i++)
+                {
+                    buffer[at + i] = value[i];
+                }
+
+                _at = at + value.Length;
+                return this;
+            }
+
             if (!value.TryCopyTo(Free))
             {
                 Overflow();
@@ -483,26 +518,91 @@ internal sealed class TradeStream
             return Text("-10:00:00.000"u8);
         }
 
+        /// <summary>The value as <c>decimal.ToString()</c> writes it: every digit of its scale, trailing zeros kept.</summary>
         public Writer Decimal(decimal value)
         {
-            if (!value.TryFormat(Free, out int n, default, CultureInfo.InvariantCulture))
+            if (!TryScaled(value, value.Scale))
             {
-                Overflow();
+                if (!value.TryFormat(Free, out int n, default, CultureInfo.InvariantCulture))
+                {
+                    Overflow();
+                }
+
+                _at += n;
             }
 
-            _at += n;
             return this;
         }
 
-        public Writer Amount(decimal value, string format)
+        /// <summary>The value with exactly <paramref name="decimals"/> decimals, as the format "F<i>decimals</i>" writes it.</summary>
+        public Writer Amount(decimal value, int decimals, string format)
         {
-            if (!value.TryFormat(Free, out int n, format, CultureInfo.InvariantCulture))
+            if (!TryScaled(value, decimals))
             {
-                Overflow();
+                if (!value.TryFormat(Free, out int n, format, CultureInfo.InvariantCulture))
+                {
+                    Overflow();
+                }
+
+                _at += n;
             }
 
-            _at += n;
             return this;
+        }
+
+        // The decimal's 96-bit mantissa written as digits with a point `decimals` from the right, when it fits in 64
+        // bits and no digit has to be rounded away (decimal's own formatting was a third of the driver's copy and
+        // format time); false leaves the buffer as it was, for the general path.
+        private bool TryScaled(decimal value, int decimals)
+        {
+            Span<int> bits = stackalloc int[4];
+            decimal.GetBits(value, bits);
+            int scale = (bits[3] >> 16) & 0xFF;
+            if (bits[2] != 0 || scale > decimals || decimals > 9 || _end - _at < 32 || (bits[3] < 0 && bits[0] == 0 && bits[1] == 0))
+            {
+                return false;
+            }
+
+            ulong mantissa = ((ulong)(uint)bits[1] << 32) | (uint)bits[0];
+            for (int i = scale; i < decimals; i++)
+            {
+                if (mantissa > ulong.MaxValue / 10)
+                {
+                    return false;
+                }
+
+                mantissa *= 10;
+            }
+
+            if (bits[3] < 0)
+            {
+                _buffer[_at++] = (byte)'-';
+            }
+
+            // Digits from the right; at least one before the point.
+            Span<byte> digits = stackalloc byte[24];
+            int n = 0;
+            do
+            {
+                digits[n++] = (byte)('0' + (int)(mantissa % 10));
+                mantissa /= 10;
+            }
+            while (mantissa != 0 || n <= decimals);
+
+            var buffer = _buffer;
+            int at = _at;
+            for (int i = n - 1; i >= 0; i--)
+            {
+                if (i == decimals - 1)
+                {
+                    buffer[at++] = (byte)'.';
+                }
+
+                buffer[at++] = digits[i];
+            }
+
+            _at = at;
+            return true;
         }
 
         /// <summary>Closes the last field; the body's length.</summary>
