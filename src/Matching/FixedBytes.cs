@@ -1,5 +1,6 @@
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
+using System.Runtime.Intrinsics;
 
 namespace RapidFix.Matching;
 
@@ -24,6 +25,25 @@ public struct Bytes16
 
     /// <summary>Copies <paramref name="value"/>; false (and nothing held) when it is longer than <see cref="Capacity"/>.</summary>
     public bool TrySet(ReadOnlySpan<byte> value) => FixedBytes.TrySet(_data, ref _length, value);
+
+    /// <summary>
+    /// Whether <paramref name="other"/> holds the same bytes: one 16-byte compare, the bytes past the length (which
+    /// may hold anything) masked off, instead of a call comparing two spans.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    internal readonly bool SameBytes(in Bytes16 other)
+    {
+        if (_length != other._length)
+        {
+            return false;
+        }
+
+        var a = Vector128.LoadUnsafe(ref Unsafe.AsRef(in _data[0]));
+        var b = Vector128.LoadUnsafe(ref Unsafe.AsRef(in other._data[0]));
+        uint equal = Vector128.Equals(a, b).ExtractMostSignificantBits();
+        uint used = (1u << _length) - 1; // _length is 0..16
+        return (equal & used) == used;
+    }
 
     /// <summary>The bytes as ASCII text (allocates: for logs and tests).</summary>
     public override readonly string ToString() => System.Text.Encoding.ASCII.GetString(Span);

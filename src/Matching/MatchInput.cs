@@ -263,7 +263,22 @@ public static class Scaled
             return scaled;
         }
 
-        long unit = Powers[Decimals - decimals];
+        // A constant divisor per precision: the JIT turns each division into a multiplication (a division by a
+        // variable power of ten took a 64-bit divide per message).
+        return (Decimals - decimals) switch
+        {
+            1 => RoundTo(scaled, 10),
+            2 => RoundTo(scaled, 100),
+            3 => RoundTo(scaled, 1_000),
+            4 => RoundTo(scaled, 10_000),
+            5 => RoundTo(scaled, 100_000),
+            _ => RoundTo(scaled, Powers[Decimals - decimals]),
+        };
+    }
+
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    private static long RoundTo(long scaled, long unit)
+    {
         long half = unit / 2;
         long q = scaled >= 0 ? (scaled + half) / unit : -((-scaled + half) / unit);
         return q * unit;

@@ -259,14 +259,20 @@ public sealed class Matcher
             return;
         }
 
+        // The keys the record will have if the input is valid (PrefetchKeys takes them instead of computing them
+        // again): a NOE has no account, a SET no security or trade date.
+        bool set = input.Kind == MessageKind.Set;
+        a.KeyHash = TradeKey(a.Im, a.Eb, input.Side, set ? -1 : a.Security, set ? 0 : input.TradeDate);
+        a.AccountHash = AccountKey(a.Im, a.Eb, input.Side, input.Kind == MessageKind.Noe ? -1 : a.Account);
+        a.KeysReady = true;
         if (input.Kind != MessageKind.Noe && a.Account >= 0)
         {
-            Prefetcher.Touch(ref _accountBuckets[PendingHead(AccountKey(a.Im, a.Eb, input.Side, a.Account))]);
+            Prefetcher.Touch(ref _accountBuckets[PendingHead(a.AccountHash)]);
         }
 
-        if (input.Kind != MessageKind.Set && a.Security >= 0)
+        if (!set && a.Security >= 0)
         {
-            _tradeIndex.Prefetch(TradeKey(a.Im, a.Eb, input.Side, a.Security, input.TradeDate));
+            _tradeIndex.Prefetch(a.KeyHash);
         }
     }
 
@@ -293,6 +299,11 @@ public sealed class Matcher
         public int Eb;
         public int Account;
         public int Security;
+
+        /// <summary>KeyHash and AccountHash are set (a new message): the keys its record gets when it is valid.</summary>
+        public bool KeysReady;
+        public uint KeyHash;
+        public uint AccountHash;
     }
 
     private void ProcessResolved<TSink>(in MatchInput input, ref Lookahead ahead, ref TSink sink)
@@ -322,7 +333,7 @@ public sealed class Matcher
         }
 
         m.IdHash = idHash;
-        PrefetchKeys(ref m);
+        PrefetchKeys(ref m, ref ahead);
         int existing = FindId(m.Kind, m.Sender, input.Id.Span, idHash);
         if (existing >= 0)
         {
@@ -452,8 +463,8 @@ public sealed class Matcher
         r.Eb = ready ? ahead.Eb : _ref.FindParticipant(input.ExecutingBroker.Span);
 
         // The sender is one of the two parties on every valid message: compare bytes before looking it up.
-        r.Sender = input.Sender.Span.SequenceEqual(input.ExecutingBroker.Span) ? r.Eb
-            : input.Sender.Span.SequenceEqual(input.InvestmentManager.Span) ? r.Im
+        r.Sender = input.Sender.SameBytes(in input.ExecutingBroker) ? r.Eb
+            : input.Sender.SameBytes(in input.InvestmentManager) ? r.Im
             : _ref.FindParticipant(input.Sender.Span);
         f = default;
         if (r.Sender < 0)
@@ -2116,9 +2127,17 @@ public sealed class Matcher
     }
 
     /// <summary>Computes message <paramref name="m"/>'s trade and account keys and starts fetching the index entry and bucket it will look up.</summary>
-    private void PrefetchKeys(ref MessageRecord m)
+    private void PrefetchKeys(ref MessageRecord m, ref Lookahead ahead)
     {
-        // Computed once here for the message's lifetime (lookups now, waiting-SET chains later).
+        // Computed once for the message's lifetime (lookups now, waiting-SET chains later); the batch path computed
+        // them ahead for a new message, and has fetched the entry and bucket they lead to.
+        if (ahead.KeysReady)
+        {
+            m.KeyHash = ahead.KeyHash;
+            m.AccountHash = ahead.AccountHash;
+            return;
+        }
+
         m.KeyHash = TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate);
         m.AccountHash = AccountKey(m.Im, m.Eb, m.Side, m.Account);
         if (m.Trans != TransType.New)

@@ -143,6 +143,47 @@ public sealed class ReadingAndReferenceTests
         Assert.Equal(2, matcher.OpenTrades);
     }
 
+    [Fact]
+    public void Rounding_to_a_price_precision_matches_exact_arithmetic_at_every_precision()
+    {
+        // Round takes a constant divisor per precision: each against decimal arithmetic, half away from zero.
+        long[] values = [0, 1, 4, 5, 9, 15, 25, 49, 50, 51, 2_505_000, 2_504_999, 2_505_500, 999_999_999_999_999, 123_456_789_012_345];
+        for (int decimals = 0; decimals <= Scaled.Decimals + 1; decimals++)
+        {
+            foreach (long magnitude in values)
+            {
+                foreach (long v in new[] { magnitude, -magnitude })
+                {
+                    decimal exact = Math.Round(v / 1_000_000m, Math.Min(decimals, Scaled.Decimals), MidpointRounding.AwayFromZero);
+                    Assert.Equal((long)(exact * 1_000_000m), Scaled.Round(v, decimals));
+                }
+            }
+        }
+    }
+
+    [Fact]
+    public void Ids_compare_by_their_bytes_whatever_lies_past_their_length()
+    {
+        // The sender is compared with the parties in one 16-byte compare: bytes a longer value left behind must not count.
+        var a = default(Bytes16);
+        var b = default(Bytes16);
+        Assert.True(a.SameBytes(in b));
+        Assert.True(a.TrySet("EB1-LONGER-NAME"u8));
+        Assert.True(a.TrySet("EB1"u8));
+        Assert.True(b.TrySet("EB1"u8));
+        Assert.True(a.SameBytes(in b));
+        Assert.True(b.TrySet("EB2"u8));
+        Assert.False(a.SameBytes(in b));
+        Assert.True(b.TrySet("EB1-"u8));
+        Assert.False(a.SameBytes(in b));
+        Assert.True(a.TrySet("0123456789ABCDEF"u8));
+        Assert.True(b.TrySet("0123456789ABCDEF"u8));
+        Assert.True(a.SameBytes(in b));
+        Assert.True(b.TrySet("0123456789ABCDEX"u8));
+        Assert.False(a.SameBytes(in b));
+        Assert.False(a.SameBytes(default));
+    }
+
     private static (bool Ok, MatchInput Input, ReadProblem Problem) Read(string text)
     {
         bool ok = MessageReader.TryRead(Demo.Parse(text), Demo.SenderOf(text), out var input, out var problem);
