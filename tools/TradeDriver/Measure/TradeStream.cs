@@ -1,6 +1,7 @@
 using System.Buffers.Text;
 using System.Globalization;
 using System.Runtime.CompilerServices;
+using RapidFix.Matching;
 
 namespace RapidFix.TradeDriver.Measure;
 
@@ -316,16 +317,15 @@ internal sealed class TradeStream
                 decimal fee = Round(gross * 0.0001m, minor);
                 decimal tax = Round(commission * 0.07m, minor);
                 decimal net = t.Side == (byte)'1' ? gross + commission + fee + tax : gross - commission - fee - tax;
-                string format = AmountFormats[minor];
-                w.Tag(664).Id(t.Trade, kind == 3 ? "-NPR1"u8 : "-NPR2"u8).Tag(666).Text("0"u8).Tag(773).Text("2"u8).Tag(665).Text("1"u8)
+                                w.Tag(664).Id(t.Trade, kind == 3 ? "-NPR1"u8 : "-NPR2"u8).Tag(666).Text("0"u8).Tag(773).Text("2"u8).Tag(665).Text("1"u8)
                     .Tag(60).Timestamp(t.TradeDate).Tag(75).Number(t.TradeDate).Tag(64).Number(_settle);
                 Parties(w, broker, manager, place, default);
                 w.Tag(55).Text("[N/A]"u8).Tag(48).Text(isin).Tag(22).Text("4"u8).Tag(711).Text("0"u8).Tag(555).Text("0"u8).Tag(768).Text("1"u8)
                     .Tag(769).Timestamp(t.TradeDate).Tag(770).Text("1"u8).Tag(80).Number(quantity).Tag(54).Byte(t.Side).Tag(15).Text(currency)
                     .Tag(862).Text("1"u8).Tag(528).Text("A"u8).Tag(863).Number(quantity).Tag(79).Text(accountName).Tag(6).Decimal(t.Price)
-                    .Tag(381).Amount(gross, minor, format).Tag(118).Amount(net, minor, format).Tag(119).Amount(net, minor, format).Tag(120).Text(currency)
-                    .Tag(12).Amount(commission, minor, format).Tag(13).Text("3"u8).Tag(136).Text("2"u8).Tag(137).Amount(fee, minor, format).Tag(139).Text("4"u8)
-                    .Tag(137).Amount(tax, minor, format).Tag(139).Text("2"u8);
+                    .Tag(381).Amount(gross, minor).Tag(118).Amount(net, minor).Tag(119).Amount(net, minor).Tag(120).Text(currency)
+                    .Tag(12).Amount(commission, minor).Tag(13).Text("3"u8).Tag(136).Text("2"u8).Tag(137).Amount(fee, minor).Tag(139).Text("4"u8)
+                    .Tag(137).Amount(tax, minor).Tag(139).Text("2"u8);
                 break;
             }
 
@@ -535,11 +535,11 @@ internal sealed class TradeStream
         }
 
         /// <summary>The value with exactly <paramref name="decimals"/> decimals, as the format "F<i>decimals</i>" writes it.</summary>
-        public Writer Amount(decimal value, int decimals, string format)
+        public Writer Amount(decimal value, int decimals)
         {
             if (!TryScaled(value, decimals))
             {
-                if (!value.TryFormat(Free, out int n, format, CultureInfo.InvariantCulture))
+                if (!value.TryFormat(Free, out int n, AmountFormats[decimals], CultureInfo.InvariantCulture))
                 {
                     Overflow();
                 }
@@ -550,59 +550,35 @@ internal sealed class TradeStream
             return this;
         }
 
-        // The decimal's 96-bit mantissa written as digits with a point `decimals` from the right, when it fits in 64
-        // bits and no digit has to be rounded away (decimal's own formatting was a third of the driver's copy and
-        // format time); false leaves the buffer as it was, for the general path.
+        // The decimal as the matcher's fixed-point amount (Scaled, six decimals), written by Scaled.Format with exactly
+        // `decimals` decimals, when its mantissa fits and no digit has to be rounded away (decimal's own formatting was
+        // a third of the driver's copy and format time); false leaves the position where it was, for the general path.
         private bool TryScaled(decimal value, int decimals)
         {
             Span<int> bits = stackalloc int[4];
             decimal.GetBits(value, bits);
-            int scale = (bits[3] >> 16) & 0xFF;
-            if (bits[2] != 0 || scale > decimals || decimals > 9 || _end - _at < 32 || (bits[3] < 0 && bits[0] == 0 && bits[1] == 0))
+            int scale = value.Scale;
+            bool negative = bits[3] < 0;
+            if (bits[2] != 0 || bits[1] < 0 || scale > decimals || decimals > Scaled.Decimals || (negative && bits[0] == 0 && bits[1] == 0))
             {
                 return false;
             }
 
-            ulong mantissa = ((ulong)(uint)bits[1] << 32) | (uint)bits[0];
-            for (int i = scale; i < decimals; i++)
+            long scaled = ((long)bits[1] << 32) | (uint)bits[0];
+            for (int i = scale; i < Scaled.Decimals; i++)
             {
-                if (mantissa > ulong.MaxValue / 10)
+                if (scaled > long.MaxValue / 10)
                 {
                     return false;
                 }
 
-                mantissa *= 10;
+                scaled *= 10;
             }
 
-            if (bits[3] < 0)
-            {
-                _buffer[_at++] = (byte)'-';
-            }
-
-            // Digits from the right; at least one before the point.
-            Span<byte> digits = stackalloc byte[24];
-            int n = 0;
-            do
-            {
-                digits[n++] = (byte)('0' + (int)(mantissa % 10));
-                mantissa /= 10;
-            }
-            while (mantissa != 0 || n <= decimals);
-
-            var buffer = _buffer;
-            int at = _at;
-            for (int i = n - 1; i >= 0; i--)
-            {
-                if (i == decimals - 1)
-                {
-                    buffer[at++] = (byte)'.';
-                }
-
-                buffer[at++] = digits[i];
-            }
-
-            _at = at;
-            return true;
+            // At most `decimals` decimals are significant (scale <= decimals), so at least that many is exactly that many.
+            int n = Scaled.Format(negative ? -scaled : scaled, Free, decimals);
+            _at += n;
+            return n > 0;
         }
 
         /// <summary>Closes the last field; the body's length.</summary>
