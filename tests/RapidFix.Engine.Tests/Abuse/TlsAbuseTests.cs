@@ -3,8 +3,10 @@ using System.Net.Security;
 using System.Net.Sockets;
 using System.Security.Authentication;
 using System.Text;
+using RapidFix.Engine.Hosting;
 using RapidFix.Engine.Tests.Sessions;
 using RapidFix.Engine.Tests.Tls;
+using RapidFix.Engine.Transport;
 
 namespace RapidFix.Engine.Tests.Abuse;
 
@@ -49,7 +51,7 @@ public sealed class TlsAbuseTests(TlsCertificates certificates) : IClassFixture<
     {
         // An acceptor's TLS connection holds its plaintext record buffer (17 KB) and SslStream's state from its
         // accept, before any Logon: bearable only because MaxPendingLogons bounds how many exist at once.
-        const int Limit = 16, Flood = 3 * Limit;
+        const int Limit = 32, Flood = 3 * Limit;
         using var log = new CapturedLog();
         using var acceptor = SessionHarness.Acceptor(new ExecutingApplication(),
             extra: certificates.Acceptor($"MaxPendingLogons={Limit}\nMaxPendingLogonsPerAddress={Limit}\nLogonTimeout=30"), log: log.Log);
@@ -64,21 +66,21 @@ public sealed class TlsAbuseTests(TlsCertificates certificates) : IClassFixture<
         }
 
         SessionHarness.WaitUntil(() => port.PendingLogons == 0, "the refused handshake's connection to end");
+        long refusedBefore = port.RefusedConnections;
         var before = AbuseHarness.SettledMemory();
         var flood = new List<Socket>();
         try
         {
-            // Connections that never start the handshake: each admitted one waits in it until LogonTimeout.
-            for (int i = 0; i < Flood; i++)
-            {
-                flood.Add(AbuseHarness.Connect(acceptor));
-            }
-
-            SessionHarness.WaitUntil(() => port.RefusedConnections >= Flood - Limit, "the connections beyond the limit refused");
+            // Connections that never start the handshake: each admitted one waits in it until LogonTimeout. First
+            // the limit's worth (all admitted), measured; then twice as many more, all refused, measured again.
+            flood = Flooded(acceptor, port, Limit, Limit, out var admitted);
+            Assert.Equal(refusedBefore, port.RefusedConnections);
+            flood.AddRange(Flooded(acceptor, port, Flood - Limit, 0, out _));
+            SessionHarness.WaitUntil(() => port.RefusedConnections - refusedBefore >= Flood - Limit, "the connections beyond the limit refused");
 
             // The bound: never more than the limit awaiting a Logon or open. (Exactly the limit is what a quiet run
-            // shows alone; in the clean-clone rehearsal's full suite of 2026-11-24 both runtimes saw 15 after the 32 refusals, one admitted
-            // connection having already ended: unexplained, noted in docs/security.md's known gaps.)
+            // shows alone; in the clean-clone rehearsal's full suite of 2026-11-24 with a limit of 16 both runtimes saw 15 after the 32
+            // refusals, one admitted connection having already ended: unexplained, noted in docs/security.md's known gaps.)
             Assert.InRange(port.PendingLogons, 1, Limit);
             Assert.InRange(port.Connections().Count(c => !c.IsClosed), 1, Limit);
             Assert.All(port.Connections().Where(c => !c.IsClosed), c => Assert.True(c.IsTls && !c.IsBound));
@@ -86,9 +88,14 @@ public sealed class TlsAbuseTests(TlsCertificates certificates) : IClassFixture<
 
             // Each admitted connection: the TLS record buffers and SslStream's state in the handshake, the framer, the
             // Logon buffer and view (about 260 KB, measured); a refused one holds nothing, so the flood costs at most
-            // MaxPendingLogons of them. The heap is the process's: other collections' tests move it a little.
-            long perAdmitted = (after.Heap - before.Heap) / Limit;
-            Assert.True(perAdmitted < 384 * 1024, $"{perAdmitted / 1024} KB of managed heap per admitted TLS connection ({Flood} connected, {Limit} admitted)");
+            // MaxPendingLogons of them. The heap is the process's: the runtime's own pools (SslStream rents from the
+            // shared array pool) move it by a few MB from run to run, so the limit is 32 (the CI run of 2026-11-28
+            // saw 441 KB per admitted connection with 16, where quiet runs see 240-270 KB), and a refused
+            // connection is allowed a quarter of an admitted one's, not nothing.
+            long perAdmitted = (admitted.Heap - before.Heap) / Limit;
+            long perRefused = (after.Heap - admitted.Heap) / (Flood - Limit);
+            Assert.True(perAdmitted < 384 * 1024, $"{perAdmitted / 1024} KB of managed heap per admitted TLS connection ({Limit} admitted)");
+            Assert.True(perRefused < perAdmitted / 4, $"{perRefused / 1024} KB of managed heap per refused TLS connection ({Flood - Limit} refused, {perAdmitted / 1024} KB per admitted one)");
             SessionHarness.WaitUntil(() => log.Text().Contains($"(limit MaxPendingLogons {Limit})", StringComparison.Ordinal), "the refusals logged with the limit");
         }
         finally
@@ -98,6 +105,27 @@ public sealed class TlsAbuseTests(TlsCertificates certificates) : IClassFixture<
 
         SessionHarness.WaitUntil(() => port.PendingLogons == 0, "the pending count back to 0");
         NetworkAbuseTests.AssertNoFault(log);
+    }
+
+    /// <summary>
+    /// Opens <paramref name="count"/> connections that never start the handshake and waits until the port holds
+    /// <paramref name="pending"/> of them awaiting a Logon; the settled memory is taken then.
+    /// </summary>
+    private static List<Socket> Flooded(FixEngine acceptor, FixAcceptor port, int count, int pending, out (long Heap, long WorkingSet) memory)
+    {
+        var sockets = new List<Socket>(count);
+        for (int i = 0; i < count; i++)
+        {
+            sockets.Add(AbuseHarness.Connect(acceptor));
+        }
+
+        if (pending > 0)
+        {
+            SessionHarness.WaitUntil(() => port.PendingLogons >= pending, $"{pending} connections awaiting their handshake");
+        }
+
+        memory = pending > 0 ? AbuseHarness.SettledMemory() : default;
+        return sockets;
     }
 
     /// <summary>Everything decrypted until the server closes the connection.</summary>
