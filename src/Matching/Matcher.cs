@@ -45,6 +45,7 @@ public sealed class Matcher
     private int _day;
     private int _businessDate;
     private long _nextTradeNumber;
+    private long _awaitingVisits; // slots awaiting a SET that SETs looked at (tests: a SET's walk stays short)
     private MatchInput _input;
     private readonly int _scratchRow; // the extra last row: where a message is resolved when no row is free
     private int _current;             // the row the message being processed is resolved into
@@ -110,6 +111,9 @@ public sealed class Matcher
 
     /// <summary>Counters so far.</summary>
     public MatcherCounters Counters => _counters;
+
+    /// <summary>Slots awaiting a SET that arriving SETs looked at, since startup (tests: the walk ends at the oldest that fits).</summary>
+    internal long AwaitingVisits => _awaitingVisits;
 
     /// <summary>Open trades now.</summary>
     public int OpenTrades => _openTrades;
@@ -738,27 +742,41 @@ public sealed class Matcher
     {
         ref var m = ref _msgs[_current];
         uint key = m.AccountHash;
+        int head = AwaitingHead(key);
+        int newest = _accountBuckets[head];
         int found = -1;
-        var first = default(Failure);
-        for (int e = _accountBuckets[AwaitingHead(key)]; e >= 0; e = SlotRef(e).NextAwaiting)
+        int foundBefore = -1;
+        var newestFailure = default(Failure);
+        long visits = 0;
+
+        // The oldest slot that fits takes the SET: walked from the oldest (the chain is a circle, see AddAwaiting), so
+        // the walk usually ends at its first step however many slots of the account wait.
+        for (int before = newest, e = newest < 0 ? -1 : SlotRef(newest).NextAwaiting; e >= 0; before = e, e = SlotRef(e).NextAwaiting)
         {
+            visits++;
             int t = e / MaxAccounts;
             ref var trade = ref _trades[t];
             ref var slot = ref SlotRef(e);
-            if (trade.Im != m.Im || trade.Eb != m.Eb || trade.Side != m.Side || slot.Account != m.Account || slot.Set >= 0)
+            if (trade.Im == m.Im && trade.Eb == m.Eb && trade.Side == m.Side && slot.Account == m.Account && slot.Set < 0)
             {
-                continue;
+                if (SetFits(ref slot, ref m, out var failure))
+                {
+                    found = e;
+                    foundBefore = before;
+                    break;
+                }
+
+                newestFailure = failure; // none fits: the newest slot's mismatch is the one reported
             }
 
-            if (SetFits(ref slot, ref m, out var failure))
+            if (e == newest)
             {
-                found = e;
-            }
-            else if (first.Reason == ExceptionReason.None)
-            {
-                first = failure;
+                break;
             }
         }
+
+        _awaitingVisits += visits;
+        var first = newestFailure;
 
         int mi = AllocMessage();
         if (mi < 0)
@@ -769,7 +787,7 @@ public sealed class Matcher
 
         if (found >= 0)
         {
-            RemoveAwaiting(found);
+            UnlinkAwaiting(head, foundBefore, found);
             AttachSet(found / MaxAccounts, found % MaxAccounts, mi);
             Accepted(in input, ref sink);
             CheckComplete(found / MaxAccounts, ref sink);
@@ -1969,31 +1987,74 @@ public sealed class Matcher
         msg.State = RecordState.Live;
     }
 
+    /// <summary>
+    /// Slots awaiting a SET, per bucket, as a circle in arrival order: the bucket holds the newest, whose
+    /// <see cref="AccountSlot.NextAwaiting"/> is the oldest (a slot alone points to itself; -1: not waiting). A SET
+    /// takes the oldest slot that fits, found from the front; the chain was a list from the newest, so every SET
+    /// walked all the slots of its account that waited, and slots whose SET never comes (refused, lost) wait until
+    /// they expire: after a stall the service's refusals made those chains thousands long and the matcher spent its
+    /// time walking them (docs/performance.md).
+    /// </summary>
     private void AddAwaiting(int entry, uint key)
     {
         int head = AwaitingHead(key);
-        SlotRef(entry).NextAwaiting = _accountBuckets[head];
+        int newest = _accountBuckets[head];
+        ref var slot = ref SlotRef(entry);
+        if (newest < 0)
+        {
+            slot.NextAwaiting = entry;
+        }
+        else
+        {
+            ref var last = ref SlotRef(newest);
+            slot.NextAwaiting = last.NextAwaiting;
+            last.NextAwaiting = entry;
+        }
+
         _accountBuckets[head] = entry;
     }
 
+    /// <summary>Takes a slot out of its awaiting chain, if it is in one (the walk: from the oldest to it).</summary>
     private void RemoveAwaiting(int entry)
     {
         ref var trade = ref _trades[entry / MaxAccounts];
         ref var slot = ref SlotRef(entry);
-        int head = AwaitingHead(AccountKey(trade.Im, trade.Eb, trade.Side, slot.Account));
-        if (_accountBuckets[head] == entry)
+        if (slot.NextAwaiting < 0)
         {
-            _accountBuckets[head] = slot.NextAwaiting;
+            return;
+        }
+
+        int head = AwaitingHead(AccountKey(trade.Im, trade.Eb, trade.Side, slot.Account));
+        int newest = _accountBuckets[head];
+        for (int before = newest; before >= 0;)
+        {
+            int next = SlotRef(before).NextAwaiting;
+            if (next == entry)
+            {
+                UnlinkAwaiting(head, before, entry);
+                return;
+            }
+
+            before = next == newest ? -1 : next;
+        }
+
+        slot.NextAwaiting = -1; // not in its bucket's chain (cannot happen): forgotten rather than walked forever
+    }
+
+    /// <summary>Takes <paramref name="entry"/> out of the chain of <paramref name="head"/>, where <paramref name="before"/> points to it.</summary>
+    private void UnlinkAwaiting(int head, int before, int entry)
+    {
+        ref var slot = ref SlotRef(entry);
+        if (slot.NextAwaiting == entry)
+        {
+            _accountBuckets[head] = -1; // it was alone
         }
         else
         {
-            for (int p = _accountBuckets[head]; p >= 0; p = SlotRef(p).NextAwaiting)
+            SlotRef(before).NextAwaiting = slot.NextAwaiting;
+            if (_accountBuckets[head] == entry)
             {
-                if (SlotRef(p).NextAwaiting == entry)
-                {
-                    SlotRef(p).NextAwaiting = slot.NextAwaiting;
-                    break;
-                }
+                _accountBuckets[head] = before;
             }
         }
 

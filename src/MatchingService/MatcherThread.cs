@@ -46,6 +46,7 @@ internal sealed class MatcherThread : IDisposable
     private long _rollAtNanos;
     private long _rolls;
     private volatile bool _stopping;
+    private volatile bool _held;
     private long _processed;
     private long _batches;
     private long _largestBatch;
@@ -101,6 +102,20 @@ internal sealed class MatcherThread : IDisposable
         _thread.Start();
     }
 
+    /// <summary>
+    /// Tests: true holds the thread between batches (it matches nothing until set false), as a stalled disk or a
+    /// descheduled process would: what the inputs then do is what a stall makes them do.
+    /// </summary>
+    internal bool Held
+    {
+        get => _held;
+        set
+        {
+            _held = value;
+            _work.Set();
+        }
+    }
+
     /// <summary>Called by producers after a write: wakes the thread.</summary>
     public void Wake() => _work.Set();
 
@@ -113,6 +128,17 @@ internal sealed class MatcherThread : IDisposable
         long cursor = _ring.ReadStart;
         while (!_stopping)
         {
+            if (_held)
+            {
+                _work.Reset();
+                if (_held)
+                {
+                    _work.Wait(10);
+                }
+
+                continue;
+            }
+
             stats.RefreshAllocatedBytes();
             _dispatcher.FlushLoggedOn();
             RollWhenDue();

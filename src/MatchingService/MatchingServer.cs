@@ -75,6 +75,13 @@ public sealed partial class MatchingServer : IDisposable
         }
     }
 
+    /// <summary>Tests: holds the matcher thread between batches (<see cref="MatcherThread.Held"/>).</summary>
+    internal bool MatcherHeld
+    {
+        get => _thread.Held;
+        set => _thread.Held = value;
+    }
+
     /// <summary>Times the connection threads woke the matcher thread (once per read that queued inputs).</summary>
     internal long MatcherWakes => _sequencer.Wakes;
 

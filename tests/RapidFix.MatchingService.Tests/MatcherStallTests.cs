@@ -1,0 +1,85 @@
+using System.Text;
+using RapidFix.Engine.Sessions;
+using RapidFix.TradeDriver;
+
+namespace RapidFix.MatchingService.Tests;
+
+/// <summary>
+/// The matcher thread stalls (a slow disk, a descheduled process) while a participant keeps sending: the ring fills,
+/// what does not fit is refused (BusinessMessageReject 4), and once the matcher goes on every input has been answered
+/// exactly once, an ack or a refusal, with the session up throughout. (The matcher's own part of a recovery, that
+/// the slots orphaned by refused SETs do not slow it, is in RapidFix.Matching.Tests' AwaitingChainTests and
+/// docs/performance.md.)
+/// </summary>
+[Collection(nameof(ServiceProcesses))]
+public sealed class MatcherStallTests : IDisposable
+{
+    private const int Messages = 20_000;
+    private readonly string _work = Path.Combine(Path.GetTempPath(), "rapidfix-stall-" + Guid.NewGuid().ToString("N"));
+
+    public void Dispose()
+    {
+        if (Directory.Exists(_work))
+        {
+            Directory.Delete(_work, recursive: true);
+        }
+    }
+
+    [Fact]
+    public void After_a_stall_of_the_matcher_every_input_is_answered_exactly_once_and_the_session_stays_up()
+    {
+        // Messages the service answers each with one ack (a SET is acked only to refuse it): every input then gets
+        // exactly one answer, an ack or a refusal.
+        var (messages, _) = TradeGenerator.Generate(new GeneratorOptions { Trades = Messages, Seed = 5 });
+        var burst = messages.Where(m => m.Sender == "IM1" && m.MsgType != "T").Take(Messages).ToList();
+        Assert.Equal(Messages, burst.Count);
+        using var server = Start();
+        var collector = new AnswerCollector { KeepText = true };
+        using var participants = new Participants(TradeGenerator.Participants, "MATCH", "127.0.0.1", server.Port, collector);
+        Assert.True(participants.WaitForLogons(TimeSpan.FromSeconds(30)), "logons");
+
+        // The matcher stalls; the participant sends its burst, several times what the ring holds.
+        server.MatcherHeld = true;
+        foreach (var m in burst)
+        {
+            Assert.Equal(SendResult.Sent, participants["IM1"].SendDeferred(Encoding.ASCII.GetBytes(m.MsgType), Encoding.ASCII.GetBytes(m.Body)));
+        }
+
+        participants.FlushAll();
+        Wait.Until(() => server.Counters.InputsRefused > 0, "the first refusals of the full ring");
+        Assert.Equal(0, server.Counters.InputsMatched);
+
+        // The matcher goes on: everything journalled is matched, the rest was refused, each answered once.
+        server.MatcherHeld = false;
+        Wait.Until(() => collector.Count >= Messages, $"{Messages} answers (got {collector.Count})");
+        var after = server.Counters;
+        Assert.Equal(Messages, after.InputsMatched + after.InputsRefused);
+        Assert.Equal(after.InputsMatched, after.JournalledInputs);
+        Thread.Sleep(200);
+        Assert.Equal(Messages, collector.Count);
+        var refusals = collector.Texts.Count(t => t.Contains("|35=j|", StringComparison.Ordinal) && t.Contains("|380=4|", StringComparison.Ordinal));
+        Assert.Equal(after.InputsRefused, refusals);
+        Assert.True(participants["IM1"].IsLoggedOn, "the participant's session ended");
+    }
+
+    // A service whose input ring holds a few thousand inputs.
+    private MatchingServer Start()
+    {
+        Directory.CreateDirectory(_work);
+        string config = Path.Combine(_work, "service.cfg");
+        File.WriteAllText(config, Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", 2 * Messages));
+        var server = MatchingServer.Start(new ServiceOptions
+        {
+            SettingsPath = config,
+            StaticDataPath = DocumentedExamplesTests.GeneratedStaticData,
+            Port = Participants.FreePort(),
+            DataDirectory = Path.Combine(_work, "data"),
+            BusinessDate = 20261123,
+            WarmUp = false,
+            LogPath = Path.Combine(_work, "engine.log"),
+            InputRingBytes = 2 << 20,
+        });
+        server.EnterContinuous();
+        return server;
+    }
+}
