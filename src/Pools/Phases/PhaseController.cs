@@ -32,17 +32,22 @@ public sealed class PhaseController
     private int _continuousStartGen2;
     private bool _noGcRegionRequested;
 
+    // The transitions read the field, not the property: a getter called at every transition of every controller in
+    // the process is promoted by tiered compilation after its 30th call, on a background thread, which under load
+    // happened inside a later controller's continuous phase (one method compiled there: the zero-JIT check failed).
+    private readonly string _name;
+
     /// <summary>A controller in the startup phase; <paramref name="name"/> labels its events and reports.</summary>
     public PhaseController(string name = "engine")
     {
-        Name = name;
+        _name = name;
         Pools = new PoolRegistry();
         _startupTimestamp = Stopwatch.GetTimestamp();
         RapidFixEventSource.Log.StartupBegin(name);
     }
 
     /// <summary>A name used in log lines and traces.</summary>
-    public string Name { get; }
+    public string Name => _name;
 
     /// <summary>The current phase. Reading it is a volatile load: cheap enough for hot paths.</summary>
     public EnginePhase Phase => (EnginePhase)_phase;
@@ -124,8 +129,8 @@ public sealed class PhaseController
             EngineThreads.RefreshCurrentThread();
             _continuousStartEngineThreadsBytes = EngineThreads.TotalAllocatedBytes;
             var log = RapidFixEventSource.Log;
-            log.StartupEnd(Name, EngineLatencyNanoseconds(_startupTimestamp));
-            log.ContinuousBegin(Name, _continuousStartAllocatedBytes, _continuousStartEngineThreadsBytes,
+            log.StartupEnd(_name, EngineLatencyNanoseconds(_startupTimestamp));
+            log.ContinuousBegin(_name, _continuousStartAllocatedBytes, _continuousStartEngineThreadsBytes,
                 _continuousStartGen0, _continuousStartGen1, _continuousStartGen2, regionStarted);
             _continuousStartTimestamp = Stopwatch.GetTimestamp();
             _phase = (int)EnginePhase.Continuous;
@@ -152,7 +157,7 @@ public sealed class PhaseController
             if (from == EnginePhase.Continuous)
             {
                 // The marker first: what follows (the precise allocation count suspends the runtime) is not the phase's.
-                RapidFixEventSource.Log.ContinuousEnd(Name);
+                RapidFixEventSource.Log.ContinuousEnd(_name);
 
                 // Read the counters before anything here allocates.
                 EngineThreads.RefreshCurrentThread();
@@ -185,12 +190,12 @@ public sealed class PhaseController
                     EngineThreadsAllocatedBytes = engineThreads,
                 };
                 LastReport = report;
-                RapidFixEventSource.Log.ContinuousReport(Name, (long)duration.TotalNanoseconds, gen0, gen1, gen2, allocated, engineThreads,
+                RapidFixEventSource.Log.ContinuousReport(_name, (long)duration.TotalNanoseconds, gen0, gen1, gen2, allocated, engineThreads,
                     _noGcRegionRequested, held);
             }
 
             _shutdownStartTimestamp = Stopwatch.GetTimestamp();
-            RapidFixEventSource.Log.ShutdownBegin(Name);
+            RapidFixEventSource.Log.ShutdownBegin(_name);
             _phase = (int)EnginePhase.Shutdown;
             Notify(from, EnginePhase.Shutdown);
             return report;
@@ -210,14 +215,14 @@ public sealed class PhaseController
                 ThrowNotShutdown();
             }
 
-            RapidFixEventSource.Log.ShutdownEnd(Name, EngineLatencyNanoseconds(_shutdownStartTimestamp));
+            RapidFixEventSource.Log.ShutdownEnd(_name, EngineLatencyNanoseconds(_shutdownStartTimestamp));
         }
     }
 
     private static long EngineLatencyNanoseconds(long since) => (long)Stopwatch.GetElapsedTime(since).TotalNanoseconds;
 
     private void ThrowNotShutdown() =>
-        throw new PhaseViolationException($"Cannot complete the shutdown of '{Name}' in the {Phase} phase: call EnterShutdown first.");
+        throw new PhaseViolationException($"Cannot complete the shutdown of '{_name}' in the {Phase} phase: call EnterShutdown first.");
 
     private void Notify(EnginePhase from, EnginePhase to)
     {
@@ -228,5 +233,5 @@ public sealed class PhaseController
     }
 
     private void ThrowNotStartup(string action, EnginePhase phase) =>
-        throw new PhaseViolationException($"Cannot {action} in the {phase} phase of '{Name}': only allowed during startup.");
+        throw new PhaseViolationException($"Cannot {action} in the {phase} phase of '{_name}': only allowed during startup.");
 }
