@@ -746,7 +746,7 @@ public sealed class Matcher
         int newest = _accountBuckets[head];
         int found = -1;
         int foundBefore = -1;
-        var newestFailure = default(Failure);
+        var first = default(Failure); // none fits: the newest slot's mismatch is the one reported
         long visits = 0;
 
         // The oldest slot that fits takes the SET: walked from the oldest (the chain is a circle, see AddAwaiting), so
@@ -766,7 +766,7 @@ public sealed class Matcher
                     break;
                 }
 
-                newestFailure = failure; // none fits: the newest slot's mismatch is the one reported
+                first = failure; // the walk goes oldest to newest: the last one kept is the newest
             }
 
             if (e == newest)
@@ -776,7 +776,6 @@ public sealed class Matcher
         }
 
         _awaitingVisits += visits;
-        var first = newestFailure;
 
         int mi = AllocMessage();
         if (mi < 0)

@@ -62,23 +62,11 @@ public sealed class MatcherStallTests : IDisposable
         Assert.True(participants["IM1"].IsLoggedOn, "the participant's session ended");
     }
 
-    // A service whose input ring holds a few thousand inputs.
+    // A service whose input ring holds a few thousand inputs and whose journal takes the whole burst.
     private MatchingServer Start()
     {
-        Directory.CreateDirectory(_work);
-        string config = Path.Combine(_work, "service.cfg");
-        File.WriteAllText(config, Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", 2 * Messages));
-        var server = MatchingServer.Start(new ServiceOptions
-        {
-            SettingsPath = config,
-            StaticDataPath = DocumentedExamplesTests.GeneratedStaticData,
-            Port = Participants.FreePort(),
-            DataDirectory = Path.Combine(_work, "data"),
-            BusinessDate = 20261123,
-            WarmUp = false,
-            LogPath = Path.Combine(_work, "engine.log"),
-            InputRingBytes = 2 << 20,
-        });
+        var server = StartupChecksTests.StartSmall(_work, Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", 2 * Messages), 20261123,
+            o => o with { MaxInputs = 4 * Messages, InputRingBytes = 2 << 20 });
         server.EnterContinuous();
         return server;
     }

@@ -317,7 +317,7 @@ internal sealed class TradeStream
                 decimal fee = Round(gross * 0.0001m, minor);
                 decimal tax = Round(commission * 0.07m, minor);
                 decimal net = t.Side == (byte)'1' ? gross + commission + fee + tax : gross - commission - fee - tax;
-                                w.Tag(664).Id(t.Trade, kind == 3 ? "-NPR1"u8 : "-NPR2"u8).Tag(666).Text("0"u8).Tag(773).Text("2"u8).Tag(665).Text("1"u8)
+                w.Tag(664).Id(t.Trade, kind == 3 ? "-NPR1"u8 : "-NPR2"u8).Tag(666).Text("0"u8).Tag(773).Text("2"u8).Tag(665).Text("1"u8)
                     .Tag(60).Timestamp(t.TradeDate).Tag(75).Number(t.TradeDate).Tag(64).Number(_settle);
                 Parties(w, broker, manager, place, default);
                 w.Tag(55).Text("[N/A]"u8).Tag(48).Text(isin).Tag(22).Text("4"u8).Tag(711).Text("0"u8).Tag(555).Text("0"u8).Tag(768).Text("1"u8)
