@@ -7,6 +7,7 @@
 # A service that recovers drains its backlog and matches RATE again with nothing refused; a metastable one stays
 # low while the load lasts. With oncpu/offcpu, if matching is still below half the rate 8 s after the stall, it
 # prints the CPU of each thread over 3 s and records a profile of the service for 4 s (perf record, OUT.data).
+# STALL_SECS 0: no stall; the first refusals mark a disturbance that happened by itself (the profile is taken 8 s later).
 # Example (docs/performance.md, "The collapse reproduced on purpose"): tools/stall-recovery.py 180000 40 12 2 /tmp/stall
 import os, sys, time, subprocess, struct, signal
 rate, step, stall_at, stall, out = int(sys.argv[1]), int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4]), sys.argv[5]
@@ -36,11 +37,12 @@ time.sleep(1)
 stats = [e.split(b'=', 1)[1].decode() for e in open(f'/proc/{svc}/environ', 'rb').read().split(b'\0')
          if e.startswith(b'RAPIDFIX_SERVICE_STATS=')][0]
 
-def read():  # the stats file's slots (ServiceStatsPublisher.Slot): 6 refused, 7 matched, 8 ring backlog bytes
+def read():  # the stats file's slots (ServiceStatsPublisher.Slot): 6 refused, 7 matched, 8 ring backlog bytes,
+    # 17 open trades, 18 trades cleared, 19 inputs rejected, 20 table full
     try:
-        return struct.unpack('<12q', open(stats, 'rb').read(96))
+        return struct.unpack('<21q', open(stats, 'rb').read(168))
     except (OSError, struct.error):
-        return (0,) * 12
+        return (0,) * 21
 
 def threads(pid):
     r = {}
@@ -54,6 +56,7 @@ def threads(pid):
     return r
 
 prev, started, stalled, t, recorded = read(), None, False, 0, False
+prev_rejected = prev[19]
 while p.poll() is None:
     time.sleep(1)
     s = read()
@@ -62,8 +65,14 @@ while p.poll() is None:
     prev = s
     if started is None and matched > 0:
         started = t
-    print(f'{time.strftime("%T")} t={t} matched {matched}/s refused {refused}/s backlog {s[8] >> 20} MiB', flush=True)
-    if started is not None and not stalled and t - started >= stall_at:
+    print(f'{time.strftime("%T")} t={t} matched {matched}/s refused {refused}/s backlog {s[8] >> 20} MiB '
+          f'open trades {s[17]} rejected {s[19] - prev_rejected}/s table full {s[20]}', flush=True)
+    prev_rejected = s[19]
+    if started is not None and not stalled and stall == 0 and refused > 0:
+        # No stall asked for: watch for one that happens by itself (refusals are its sign) and profile after it.
+        stalled, stall_at = True, t - started
+        print('refusals began', flush=True)
+    elif started is not None and not stalled and stall > 0 and t - started >= stall_at:
         os.kill(svc, signal.SIGSTOP)
         time.sleep(stall)
         os.kill(svc, signal.SIGCONT)

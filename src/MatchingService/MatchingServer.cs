@@ -113,6 +113,12 @@ public sealed partial class MatchingServer : IDisposable
     /// <summary>Messages answered with TABLE-FULL because the open-trade table was full (<see cref="ServiceOptions.OpenTrades"/>).</summary>
     internal long TableFull => _core.Matcher.Counters.TableFull;
 
+    /// <summary>The matcher's counters (written by the matcher thread: read from another thread, each value whole, the set not one moment's).</summary>
+    internal RapidFix.Matching.MatcherCounters MatcherCounters => _core.Matcher.Counters;
+
+    /// <summary>Trades open in the matcher (see <see cref="MatcherCounters"/>).</summary>
+    internal int OpenTrades => _core.Matcher.OpenTrades;
+
     /// <summary>
     /// Rolls to the next business day now, as the roll time does (journalled among the inputs; the matcher thread
     /// expires what stayed open too long and tells the senders). Returns the new date, or 0 when the ring or the

@@ -213,11 +213,14 @@ namespace RapidFix.MatchingService
 
             server.EndContinuous(); // before anything is read for the report below
             var counters = server.Counters;
+            var matcher = server.MatcherCounters;
+            int open = server.OpenTrades;
             long flushers = server.FlusherAllocatedBytes;
             bool faulted = server.Fault is not null;
             var report = server.Stop();
             Console.WriteLine($"inputs matched {counters.InputsMatched}, answers sent {counters.AnswersSent}, refused for back-pressure {counters.InputsRefused}, " +
                               $"held back {counters.AnswersHeldBack}, journal flusher threads allocated {flushers} bytes since startup");
+            Console.WriteLine($"trades cleared {matcher.Cleared}, open {open}, inputs rejected {matcher.Rejected} (table full {matcher.TableFull})");
             var c = report.Continuous;
             Console.WriteLine($"continuous phase: {c.Gen0Collections} collections, {c.AllocatedBytes} bytes allocated");
             if (faulted)

@@ -93,6 +93,18 @@ public sealed class ServiceStatsPublisher : IDisposable
         /// </summary>
         StopRequested,
 
+        /// <summary>Trades open in the matcher: incomplete, waiting for their messages or for expiry (its table holds <see cref="ServiceOptions.OpenTrades"/>).</summary>
+        OpenTrades,
+
+        /// <summary>Trades the matcher cleared (a CLS each).</summary>
+        TradesCleared,
+
+        /// <summary>Inputs the matcher answered with an exception or a reject (TABLE-FULL ones included).</summary>
+        InputsRejected,
+
+        /// <summary>Inputs answered TABLE-FULL: the open-trade table was full (a trade that never completes holds its row until it expires).</summary>
+        TableFull,
+
         /// <summary>The number of slots.</summary>
         Count,
     }
@@ -210,6 +222,12 @@ public sealed class ServiceStatsPublisher : IDisposable
         _view.Write(Offset(Slot.Gen2Collections), (long)GC.CollectionCount(2));
         _view.Write(Offset(Slot.AllocatedBytes), GC.GetTotalAllocatedBytes(precise: false));
         _view.Write(Offset(Slot.Continuous), _server.Host.Phases.Phase == RapidFix.Pools.Phases.EnginePhase.Continuous ? 1L : 0L);
+        // The matcher thread's own counters, read while it runs: each a whole 64-bit value, not one moment's set.
+        var m = _server.MatcherCounters;
+        _view.Write(Offset(Slot.OpenTrades), (long)_server.OpenTrades);
+        _view.Write(Offset(Slot.TradesCleared), m.Cleared);
+        _view.Write(Offset(Slot.InputsRejected), m.Rejected);
+        _view.Write(Offset(Slot.TableFull), m.TableFull);
         Thread.MemoryBarrier();
         _view.Write(Offset(Slot.Version), (version | 1) + 1);
     }

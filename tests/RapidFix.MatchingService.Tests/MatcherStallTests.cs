@@ -1,6 +1,7 @@
 using System.Text;
 using RapidFix.Engine.Sessions;
 using RapidFix.TradeDriver;
+using RapidFix.TradeDriver.Measure;
 
 namespace RapidFix.MatchingService.Tests;
 
@@ -62,11 +63,49 @@ public sealed class MatcherStallTests : IDisposable
         Assert.True(participants["IM1"].IsLoggedOn, "the participant's session ended");
     }
 
+    [Fact]
+    public void The_stats_file_shows_open_trades_and_table_full_answers()
+    {
+        // What a stall leaves behind is trades that never complete (a refused message never comes): they hold rows of
+        // the open-trade table until they expire, and a full table answers TABLE-FULL. The stats file, read once a
+        // second by tools/stall-recovery.py, shows both while the service runs.
+        const int Trades = 1_024;
+        var (messages, _) = TradeGenerator.Generate(new GeneratorOptions { Trades = 4 * Trades, Seed = 6 });
+        var allocations = messages.Where(m => m.Sender == "IM1" && m.MsgType == "J").ToList();
+        using var server = Start(o => o with { OpenTrades = Trades });
+        using var participants = new Participants(TradeGenerator.Participants, "MATCH", "127.0.0.1", server.Port, new AnswerCollector());
+        Assert.True(participants.WaitForLogons(TimeSpan.FromSeconds(30)), "logons");
+        foreach (var m in allocations)
+        {
+            Assert.Equal(SendResult.Sent, participants["IM1"].SendDeferred(Encoding.ASCII.GetBytes(m.MsgType), Encoding.ASCII.GetBytes(m.Body)));
+        }
+
+        participants.FlushAll();
+        Wait.Until(() => server.Counters.InputsMatched == allocations.Count, $"{allocations.Count} inputs matched (got {server.Counters.InputsMatched})");
+        string path = Path.Combine(_work, "service.stats");
+        using (var publisher = ServiceStatsPublisher.Start(server, path))
+        {
+            publisher.Publish();
+        }
+
+        using var reader = ServiceStatsReader.TryOpen(path);
+        Assert.NotNull(reader);
+        Assert.True(reader!.TryRead(out var stats));
+        var matcher = server.MatcherCounters;
+        Assert.Equal(Trades, server.OpenTrades); // the generated trades' allocations opened more trades than the table holds
+        Assert.True(matcher.TableFull > 0, "some allocations found the table full");
+        Assert.Equal(server.OpenTrades, stats.OpenTrades);
+        Assert.Equal(matcher.TableFull, stats.TableFull);
+        Assert.Equal(matcher.Rejected, stats.InputsRejected);
+        Assert.Equal(matcher.Cleared, stats.TradesCleared);
+        Assert.Equal(0, stats.TradesCleared);
+    }
+
     // A service whose input ring holds a few thousand inputs and whose journal takes the whole burst.
-    private MatchingServer Start()
+    private MatchingServer Start(Func<ServiceOptions, ServiceOptions>? configure = null)
     {
         var server = StartupChecksTests.StartSmall(_work, Verifier.ServiceSettings(TradeGenerator.Participants, "MATCH", 2 * Messages), 20261123,
-            o => o with { MaxInputs = 4 * Messages, InputRingBytes = 2 << 20 });
+            o => (configure ?? (x => x))(o with { MaxInputs = 4 * Messages, InputRingBytes = 2 << 20 }));
         server.EnterContinuous();
         return server;
     }

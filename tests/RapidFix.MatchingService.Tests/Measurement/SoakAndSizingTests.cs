@@ -22,6 +22,23 @@ public sealed class SoakAndSizingTests
     }
 
     [Fact]
+    public void The_open_trade_table_holds_the_trades_refusals_leave_open_and_counts_in_memory()
+    {
+        // A 60-s step at 184,000/s (and its warm-up): 12.4 million inputs, 1.77 million trades. The service's default
+        // table (65,536) filled after a stall of a few seconds (nearly every trade of the refusals' time left open).
+        var step = JournalSizing.For(12_364_800, 4, requestedJournalBytes: 0, rate: 184_000);
+        Assert.Equal(12_364_800 / 7 / 4, step.OpenTrades);
+        Assert.True(step.OpenTrades >= 15 * 184_000 / 7, "room for the trades of 15 s of refusals");
+        Assert.Equal(step.OpenTrades * JournalSizing.MatcherBytesPerOpenTrade, step.MatcherBytes);
+        Assert.Contains("the matcher's tables", step.Refusal(freeDisk: 100 * GiB, availableMemory: step.MemoryBytes - 1), StringComparison.Ordinal);
+        Assert.Null(step.Refusal(freeDisk: 100 * GiB, availableMemory: step.MemoryBytes));
+
+        // A short run keeps the service's default; a day-long one is capped.
+        Assert.Equal(JournalSizing.DefaultOpenTrades, JournalSizing.For(100_000, 4, requestedJournalBytes: 0).OpenTrades);
+        Assert.Equal(JournalSizing.MaxOpenTrades, JournalSizing.For(10_000L * 3600 * 24, 4, requestedJournalBytes: 0).OpenTrades);
+    }
+
+    [Fact]
     public void The_persister_s_database_is_counted_on_its_own_disk_and_with_the_run_s_files_when_they_share_it()
     {
         // 80 % of a 40,000/s MST for 10 minutes: 19.2 million inputs; measured 360 + 401 bytes an input of journal and
@@ -52,7 +69,7 @@ public sealed class SoakAndSizingTests
         Assert.True(sizing.DiskBytes >= (inputs + 1000) * (360 + 401));
         Assert.True(sizing.SessionStoreBytes >= inputs * JournalSizing.BytesPerAnswer); // each store's cap: every input
         // The journal files are not in memory: only their write windows, beside the driver.
-        Assert.Equal(sizing.JournalBytes + (4 * JournalSizing.SessionStoreMemoryBytes) + sizing.DriverBytes, sizing.MemoryBytes);
+        Assert.Equal(sizing.JournalBytes + (4 * JournalSizing.SessionStoreMemoryBytes) + sizing.MatcherBytes + sizing.DriverBytes, sizing.MemoryBytes);
         Assert.True(sizing.JournalFileBytes > 20 * sizing.JournalBytes);
         Assert.Null(sizing.Refusal(freeDisk: 100 * GiB, availableMemory: 64 * GiB));
         Assert.Contains("on disk", sizing.Refusal(freeDisk: sizing.JournalFileBytes - 1, availableMemory: 64 * GiB), StringComparison.Ordinal);
@@ -78,7 +95,9 @@ public sealed class SoakAndSizingTests
         var day = JournalSizing.For(14_400L * 3600 * 24, 4, requestedJournalBytes: 0);
 
         Assert.True(tenMinutes.SessionStoreBytes > Array.MaxLength);
-        Assert.Equal(tenMinutes.MemoryBytes - tenMinutes.DriverBytes, day.MemoryBytes - day.DriverBytes);
+        // The windows' memory is the same; the matcher's table grows with the run's trades up to its cap.
+        Assert.Equal(tenMinutes.MemoryBytes - tenMinutes.DriverBytes - tenMinutes.MatcherBytes, day.MemoryBytes - day.DriverBytes - day.MatcherBytes);
+        Assert.Equal(JournalSizing.MaxOpenTrades * JournalSizing.MatcherBytesPerOpenTrade, day.MatcherBytes);
         Assert.Null(day.Refusal(freeDisk: 10_000 * GiB, availableMemory: 4 * GiB));
     }
 

@@ -76,12 +76,41 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     /// <summary>Bytes the run needs on disk: the journal file and what the session stores write.</summary>
     public long DiskBytes => JournalFileBytes + SessionStoresDiskBytes;
 
+    /// <summary>The service's own default open-trade table (<c>--open-trades</c>).</summary>
+    public const int DefaultOpenTrades = 65_536;
+
+    /// <summary>The largest open-trade table a run asks for (about 2.5 GiB of the matcher's tables).</summary>
+    public const int MaxOpenTrades = 1 << 20;
+
+    /// <summary>
+    /// Bytes the matcher's tables take for each open trade they are sized for: its record (about 180), eight message
+    /// rows (about 230 each), their ID index entries, a quarter of a kept cleared trade's IDs, the trade-key and
+    /// account buckets; rounded up.
+    /// </summary>
+    public const long MatcherBytesPerOpenTrade = 2_560;
+
+    /// <summary>
+    /// Open trades the service's matcher is sized for (<c>--open-trades</c>): a quarter of the run's trades, at least
+    /// the service's default and at most <see cref="MaxOpenTrades"/>. A trade one of whose messages was refused for
+    /// back-pressure never completes (the open-loop driver does not resend a refused message, as a participant
+    /// would) and holds its row until it expires; while the input ring is full, refusals come between admitted
+    /// inputs, so nearly every trade of that time is left open: 17,000-40,000 trades after a 2-s stall at
+    /// 140,000/s, 102,000 and more than 107,749 (the table then full) after a 4-s one (tools/stall-recovery.py,
+    /// docs/performance.md). At the service's default a stall of a few seconds near capacity filled the table, and
+    /// every later trade was answered TABLE-FULL while the load lasted; a quarter holds the trades of 15 s of a 60-s
+    /// step.
+    /// </summary>
+    public int OpenTrades => (int)Math.Clamp(Inputs / 7 / 4, DefaultOpenTrades, MaxOpenTrades);
+
+    /// <summary>Bytes of the matcher's tables for <see cref="OpenTrades"/>.</summary>
+    public long MatcherBytes => OpenTrades * MatcherBytesPerOpenTrade;
+
     /// <summary>
     /// Bytes of memory the run pins: the service's journal window and session stores' windows (committed at its
-    /// startup) and the driver (<see cref="DriverBytes"/>: its streamed set's ring and intended-time window, sized by
-    /// the rate, and its runtime); the same for a run of any length.
+    /// startup), its matcher's tables (<see cref="MatcherBytes"/>) and the driver (<see cref="DriverBytes"/>: its
+    /// streamed set's ring and intended-time window, sized by the rate, and its runtime).
     /// </summary>
-    public long MemoryBytes => JournalBytes + (Participants * SessionStoreMemoryBytes) + DriverBytes;
+    public long MemoryBytes => JournalBytes + (Participants * SessionStoreMemoryBytes) + MatcherBytes + DriverBytes;
 
     /// <summary>
     /// Why the run cannot go on this machine, or null when it can: a window outside what one array holds, more
@@ -110,7 +139,7 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
         if (availableMemory >= 0 && MemoryBytes > availableMemory)
         {
             return string.Create(CultureInfo.InvariantCulture,
-                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal window {JournalBytes / (1 << 20):N0} MiB, session stores {Participants * SessionStoreMemoryBytes / (1 << 20):N0} MiB, the driver {DriverBytes / (1 << 20):N0} MiB) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
+                $"the run pins about {MemoryBytes / (1 << 20):N0} MiB of memory (input journal window {JournalBytes / (1 << 20):N0} MiB, session stores {Participants * SessionStoreMemoryBytes / (1 << 20):N0} MiB, the matcher's tables {MatcherBytes / (1 << 20):N0} MiB, the driver {DriverBytes / (1 << 20):N0} MiB) and the machine has {availableMemory / (1 << 20):N0} MiB available: lower --rate or the duration");
         }
 
         return null;

@@ -45,7 +45,7 @@ internal sealed partial class ServiceProcess : IDisposable
     public IReadOnlyList<string> Lines => _output?.Lines ?? [];
 
     /// <summary>
-    /// Starts the service on a free port with its input journal and stores sized by <paramref name="sizing"/> (checked
+    /// Starts the service on a free port with its input journal, stores and open-trade table sized by <paramref name="sizing"/> (checked
     /// against the machine by the caller). The service waits up to two minutes for the participants before its
     /// continuous phase (connection set-up allocates).
     /// </summary>
@@ -77,6 +77,7 @@ internal sealed partial class ServiceProcess : IDisposable
                      "--data-dir", Path.Combine(work, "data"), "--wait-for-participants", "120", "--log", Path.Combine(work, "engine.log"),
                      "--max-inputs", (messages + 1000).ToString(CultureInfo.InvariantCulture),
                      "--journal-bytes", sizing.JournalBytes.ToString(CultureInfo.InvariantCulture),
+                     "--open-trades", sizing.OpenTrades.ToString(CultureInfo.InvariantCulture),
                  })
         {
             start.ArgumentList.Add(argument);

@@ -20,6 +20,10 @@ internal struct ServiceStats
     public long Gen2Collections;
     public long AllocatedBytes;
     public bool Continuous;
+    public long OpenTrades;
+    public long TradesCleared;
+    public long InputsRejected;
+    public long TableFull;
 }
 
 /// <summary>
@@ -95,6 +99,10 @@ internal sealed class ServiceStatsReader : IDisposable
             stats.Gen2Collections = Read(Slot.Gen2Collections);
             stats.AllocatedBytes = Read(Slot.AllocatedBytes);
             stats.Continuous = Read(Slot.Continuous) != 0;
+            stats.OpenTrades = Read(Slot.OpenTrades);
+            stats.TradesCleared = Read(Slot.TradesCleared);
+            stats.InputsRejected = Read(Slot.InputsRejected);
+            stats.TableFull = Read(Slot.TableFull);
             Thread.MemoryBarrier();
             if (_view.ReadInt64(ServiceStatsPublisher.Offset(Slot.Version)) == before)
             {
