@@ -53,7 +53,8 @@ public sealed partial class RunEndToEndTests : IDisposable
         // The driver's own threads, from its warm-up's end to the drain's end (sending, sampling and the .hlog, the
         // persister's lag when PostgreSQL is here, the run's own waits): not a byte, and no collection. The whole
         // process's bytes are the next test's (this one shares its process with the test host's threads).
-        Assert.True(run.DriverMeasuredSeconds >= options.SteadySeconds, $"measured {run.DriverMeasuredSeconds:F1} s");
+        Assert.True(run.DriverMeasuredSeconds >= options.SteadySeconds,
+            $"measured {run.DriverMeasuredSeconds:F1} s: the window opened {run.DriverWindowLateSeconds:F2} s after the warm-up's end, the sending ended {run.DriverSendingSeconds:F2} s after it");
         Assert.Equal(0, run.DriverCollections);
         Assert.Equal(0, run.DriverAllocatedBytes);
         Assert.Equal(0, run.MainAllocatedBytes);

@@ -195,6 +195,15 @@ internal sealed class RunResult
     public double DriverMeasuredSeconds { get; init; }
 
     /// <summary>
+    /// Seconds from the warm-up's end to the opening of the driver's measured phase (the run thread takes its
+    /// snapshots first): near 0; more says the run thread did not get a core when the window was due.
+    /// </summary>
+    public double DriverWindowLateSeconds { get; init; }
+
+    /// <summary>Seconds from the warm-up's end to the end of the sending (ramps and steady part: their sum when nothing ended early).</summary>
+    public double DriverSendingSeconds { get; init; }
+
+    /// <summary>
     /// The driver's own GC verdict: its process collected nothing and allocated nothing in its measured phase
     /// (null: not measured, the run ended before its warm-up did).
     /// </summary>
@@ -421,6 +430,7 @@ internal static class MeasuredRun
         }
 
         sending.WaitDone();
+        long sendingEnded = Stopwatch.GetTimestamp();
 
         long ackable = driver.SentAckable; // a refused send gets no ack
         long drainStart = Stopwatch.GetTimestamp();
@@ -568,6 +578,8 @@ internal static class MeasuredRun
             DriverAllocatedBytes = driver.AllocatedWhileSending,
             DriverProcessAllocatedBytes = measuredFrom is { } g ? measuredTo.AllocatedBytes - g.AllocatedBytes : -1,
             DriverMeasuredSeconds = measuredFrom is { } h ? (measuredTo.Timestamp - h.Timestamp) / (double)frequency : 0,
+            DriverWindowLateSeconds = measuredFrom is { } w ? (w.Timestamp - warmedUp) / (double)frequency : 0,
+            DriverSendingSeconds = (sendingEnded - warmedUp) / (double)frequency,
             SamplerAllocatedBytes = sampler.AllocatedAfterWarmUp,
             MainAllocatedBytes = measuredFrom is null ? -1 : mainTo - mainFrom,
             LagPollerAllocatedBytes = persister?.PollerAllocated ?? -1,
