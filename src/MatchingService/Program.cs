@@ -41,7 +41,7 @@ var expiryDays = new Option<int>("--expiry-days")
 var openTrades = new Option<int>("--open-trades")
 {
     Description = "trades the matcher holds open at once, sized at startup (cleared trades kept: a quarter of it; message rows: 8 a trade); a full table is an exception to the sender, counted",
-    DefaultValueFactory = _ => 65_536,
+    DefaultValueFactory = _ => ServiceOptions.DefaultOpenTrades,
 };
 var log = new Option<FileInfo?>("--log") { Description = "the engine's log file (default: standard output)" };
 var maxInputs = new Option<int>("--max-inputs")

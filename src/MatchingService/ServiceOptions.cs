@@ -61,7 +61,10 @@ public sealed partial record ServiceOptions
     /// counted. Size it for the trades that stay open until they expire: incomplete and cancelled trades stay for
     /// <see cref="ExpiryBusinessDays"/> business days.
     /// </summary>
-    public int OpenTrades { get; init; } = 65_536;
+    public int OpenTrades { get; init; } = DefaultOpenTrades;
+
+    /// <summary>The default of <see cref="OpenTrades"/> (and of <c>--open-trades</c>).</summary>
+    public const int DefaultOpenTrades = 65_536;
 
     /// <summary>Run the warm-up (synthetic trades through a scratch matcher) before the continuous phase.</summary>
     public bool WarmUp { get; init; } = true;

@@ -34,7 +34,7 @@ public sealed class SoakAndSizingTests
         Assert.Null(step.Refusal(freeDisk: 100 * GiB, availableMemory: step.MemoryBytes));
 
         // A short run keeps the service's default; a day-long one is capped.
-        Assert.Equal(JournalSizing.DefaultOpenTrades, JournalSizing.For(100_000, 4, requestedJournalBytes: 0).OpenTrades);
+        Assert.Equal(ServiceOptions.DefaultOpenTrades, JournalSizing.For(100_000, 4, requestedJournalBytes: 0).OpenTrades);
         Assert.Equal(JournalSizing.MaxOpenTrades, JournalSizing.For(10_000L * 3600 * 24, 4, requestedJournalBytes: 0).OpenTrades);
     }
 

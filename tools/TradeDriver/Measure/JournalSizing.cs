@@ -1,4 +1,5 @@
 using System.Globalization;
+using RapidFix.MatchingService;
 
 namespace RapidFix.TradeDriver.Measure;
 
@@ -76,9 +77,6 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     /// <summary>Bytes the run needs on disk: the journal file and what the session stores write.</summary>
     public long DiskBytes => JournalFileBytes + SessionStoresDiskBytes;
 
-    /// <summary>The service's own default open-trade table (<c>--open-trades</c>).</summary>
-    public const int DefaultOpenTrades = 65_536;
-
     /// <summary>The largest open-trade table a run asks for (about 2.6 GiB of the matcher's tables).</summary>
     public const int MaxOpenTrades = 1 << 20;
 
@@ -101,7 +99,7 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     /// every later trade was answered TABLE-FULL while the load lasted; a quarter holds the trades of 15 s of a 60-s
     /// step.
     /// </summary>
-    public int OpenTrades => (int)Math.Clamp(Inputs / 7 / 4, DefaultOpenTrades, MaxOpenTrades);
+    public int OpenTrades => (int)Math.Clamp(Inputs / 7 / 4, ServiceOptions.DefaultOpenTrades, MaxOpenTrades);
 
     /// <summary>Bytes of the matcher's tables for <see cref="OpenTrades"/>.</summary>
     public long MatcherBytes => OpenTrades * MatcherBytesPerOpenTrade;
