@@ -35,9 +35,12 @@ public static class Program
             // Options after the rounds: nohuge (tables on 4 KB pages), hotinputs (the inputs prefetched ahead),
             // cleared=N (cleared trades kept, 1,024 by default): MatchLoop.
             var options = args.Skip(3).ToArray();
+            // index=N (index entries a row, HashIndex.EntriesPerRow).
             var cleared = options.FirstOrDefault(o => o.StartsWith("cleared=", StringComparison.Ordinal));
+            var index = options.FirstOrDefault(o => o.StartsWith("index=", StringComparison.Ordinal));
             return Matching.MatchLoop.Run(resident, rounds, !options.Contains("nohuge"), Console.Out, options.Contains("hotinputs"),
-                cleared is null ? 1024 : int.Parse(cleared["cleared=".Length..], System.Globalization.CultureInfo.InvariantCulture));
+                cleared is null ? 1024 : int.Parse(cleared["cleared=".Length..], System.Globalization.CultureInfo.InvariantCulture),
+                index is null ? 0 : int.Parse(index["index=".Length..], System.Globalization.CultureInfo.InvariantCulture));
         }
 
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.Create());

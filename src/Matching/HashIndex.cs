@@ -5,25 +5,72 @@ using System.Runtime.Intrinsics.X86;
 namespace RapidFix.Matching;
 
 /// <summary>
-/// An open-addressing (linear probing) index from a 32-bit hash to rows of a table, sized at construction. Each
-/// entry packs the hash and the row into 8 bytes, so a lookup compares hashes inside one or two cache lines and
-/// touches a row only when its hash matches: with a million rows, chains through the rows themselves cost a cache
-/// miss per link. Rows of one hash are visited in insertion order (oldest first) and removal shifts later entries
-/// back (no tombstones), which keeps that order; both depend only on the sequence of adds and removes, so the
-/// matcher stays deterministic. Never grows: the owner never holds more rows than the capacity given.
+/// An open-addressing (linear probing) index from a 32-bit hash to rows of a table, sized at construction, never
+/// growing. The ID and trade-key indices are what a message touches at random in a matcher holding a million open
+/// trades, and what decides their cost is how far a probe walks: every step is a compare whose outcome the processor
+/// cannot predict, and a walk that leaves the cache line its start was fetched into waits for memory again. So the
+/// index is kept sparse (at most one row in <see cref="EntriesPerRow"/> entries, so a probe usually ends at its first
+/// entry) and its entries small (4 bytes), which pays for the sparseness: the memory 8-byte entries took at the
+/// load of up to 2/3 this index had before. An entry packs the row (+1; 0 is empty), its distance from where its probe starts (so that
+/// removal's backward shift needs no hash; a distance too large for its field asks the owner for the row's hash)
+/// and the hash's top bits (a tag). A lookup yields the rows whose tag and probe start agree with the hash: nearly
+/// only the right ones, and the caller compares the row's content anyway. Rows of one hash are visited in insertion
+/// order (oldest first) and removal shifts later entries back (no tombstones), which keeps that order; both depend
+/// only on the sequence of adds and removes, so the matcher stays deterministic.
 /// </summary>
 internal sealed class HashIndex
 {
-    private readonly ulong[] _entries; // 0 empty, else (hash << 32) | (row + 1)
-    private readonly int _mask;
+    /// <summary>
+    /// Entries per row the index is sized for, rounded up to a power of two: a load of at most 1/4 (in the
+    /// benchmark's ID index 0.14). In bytes that is what 8-byte entries at a load of up to 2/3 took before. Measured
+    /// at a million open trades (docs/matching.md, tenth round): the batch path took about 250 ns a message with the
+    /// ID index at a load of 0.55 and 200-210 ns at 0.14. Settable for measurements (<c>--match-loop ... index=N</c>);
+    /// read when an index is created.
+    /// </summary>
+    internal static int EntriesPerRow { get; set; } = 4;
 
-    /// <summary>Allocates an index for at most <paramref name="rows"/> rows (load factor at most 2/3).</summary>
-    public HashIndex(int rows)
+    private const int DistanceBits = 4;
+    private const uint Saturated = (1u << DistanceBits) - 1;
+
+    private readonly uint[] _entries;
+    private readonly int _mask;
+    private readonly int _rowBits;
+    private readonly uint _rowMask;
+    private readonly uint _tagMask; // the hash's top bits, kept in place in the entry (0 when no bit is left)
+    private readonly Func<int, uint> _rowHash;
+
+    /// <summary>
+    /// An index for at most <paramref name="rows"/> rows at once, numbered from 0 to less than <paramref name="rowLimit"/>;
+    /// <paramref name="rowHash"/> gives the hash a row was added under (called only for an entry 15 or more places
+    /// from where its probe starts: rare at this load).
+    /// </summary>
+    public HashIndex(int rows, int rowLimit, Func<int, uint> rowHash)
     {
-        int size = (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(16, rows + rows / 2));
-        _entries = LargeTables.Allocate<ulong>(size);
+        ArgumentNullException.ThrowIfNull(rowHash);
+        ArgumentOutOfRangeException.ThrowIfLessThan(rowLimit, rows);
+        long wanted = Math.Max(16L, (long)rows * Math.Max(2, EntriesPerRow));
+        if (wanted > 1L << 30)
+        {
+            throw new ArgumentOutOfRangeException(nameof(rows), rows, "too many rows for one index");
+        }
+
+        int size = (int)BitOperations.RoundUpToPowerOf2((uint)wanted);
+        _rowBits = 32 - BitOperations.LeadingZeroCount((uint)rowLimit); // row + 1 is at most rowLimit
+        if (_rowBits + DistanceBits > 32)
+        {
+            throw new ArgumentOutOfRangeException(nameof(rowLimit), rowLimit, "too many rows for 4-byte index entries");
+        }
+
+        _entries = LargeTables.Allocate<uint>(size);
         _mask = size - 1;
+        _rowMask = (1u << _rowBits) - 1;
+        int tagShift = _rowBits + DistanceBits;
+        _tagMask = tagShift >= 32 ? 0 : ~0u << tagShift;
+        _rowHash = rowHash;
     }
+
+    /// <summary>Entries in the index (4 bytes each).</summary>
+    internal int Size => _entries.Length;
 
     /// <summary>Where the probe for <paramref name="hash"/> starts (pass to <see cref="Next"/>).</summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
@@ -33,23 +80,34 @@ internal sealed class HashIndex
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public void Prefetch(uint hash) => Prefetcher.Touch(ref _entries[Start(hash)]);
 
-    /// <summary>The next row whose hash is <paramref name="hash"/> from <paramref name="position"/> on, or -1 when none is left.</summary>
+    /// <summary>
+    /// The next row that may have been added under <paramref name="hash"/> from <paramref name="position"/> on (its
+    /// tag and probe start agree with the hash; the caller checks the row itself), or -1 when none is left.
+    /// <paramref name="position"/> starts as <see cref="Start"/> of the same hash.
+    /// </summary>
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public int Next(uint hash, ref int position)
     {
         var entries = _entries;
+        uint tag = Tag(hash);
+        int start = Start(hash);
         while (true)
         {
-            ulong e = entries[position];
+            int at = position;
+            uint e = entries[at];
             if (e == 0)
             {
                 return -1;
             }
 
-            position = (position + 1) & _mask;
-            if ((uint)(e >> 32) == hash)
+            position = (at + 1) & _mask;
+            if (Tag(e) == tag)
             {
-                return (int)(uint)e - 1;
+                uint distance = (e >> _rowBits) & Saturated;
+                if (distance == Saturated || distance == (uint)((at - start) & _mask))
+                {
+                    return (int)(e & _rowMask) - 1;
+                }
             }
         }
     }
@@ -57,68 +115,58 @@ internal sealed class HashIndex
     /// <summary>Adds <paramref name="row"/> under <paramref name="hash"/> (after every row already there).</summary>
     public void Add(uint hash, int row)
     {
-        int i = Start(hash);
+        int start = Start(hash);
+        int i = start;
         while (_entries[i] != 0)
         {
             i = (i + 1) & _mask;
         }
 
-        _entries[i] = Pack(hash, row);
+        _entries[i] = Tag(hash) | Distance((i - start) & _mask) | (uint)(row + 1);
     }
 
     /// <summary>
     /// Points the entry of <paramref name="row"/> (added under <paramref name="hash"/>) at <paramref name="newRow"/>
     /// in place: the entry keeps its position, so the order of the rows of one hash is unchanged; false when
-    /// <paramref name="row"/> is not there.
+    /// <paramref name="row"/> is not there. The owner's row hash must give <paramref name="newRow"/> the same hash.
     /// </summary>
     public bool Replace(uint hash, int row, int newRow)
     {
-        ulong packed = Pack(hash, row);
-        int i = Start(hash);
-        while (_entries[i] != packed)
+        int i = Find(hash, row);
+        if (i < 0)
         {
-            if (_entries[i] == 0)
-            {
-                return false;
-            }
-
-            i = (i + 1) & _mask;
+            return false;
         }
 
-        _entries[i] = Pack(hash, newRow);
+        _entries[i] = (_entries[i] & ~_rowMask) | (uint)(newRow + 1);
         return true;
     }
 
     /// <summary>Removes <paramref name="row"/>, added under <paramref name="hash"/>; false when it is not there.</summary>
     public bool Remove(uint hash, int row)
     {
-        ulong packed = Pack(hash, row);
-        int hole = Start(hash);
-        while (_entries[hole] != packed)
+        int hole = Find(hash, row);
+        if (hole < 0)
         {
-            if (_entries[hole] == 0)
-            {
-                return false;
-            }
-
-            hole = (hole + 1) & _mask;
+            return false;
         }
 
-        // Backward shift: an entry further on moves into the hole unless its home lies after the hole (cyclically).
+        // Backward shift: an entry further on moves into the hole unless its probe starts after the hole (cyclically).
         int j = hole;
         while (true)
         {
             j = (j + 1) & _mask;
-            ulong e = _entries[j];
+            uint e = _entries[j];
             if (e == 0)
             {
                 break;
             }
 
-            int home = (int)((uint)(e >> 32) & (uint)_mask);
-            if (((j - home) & _mask) >= ((j - hole) & _mask))
+            int distance = DistanceAt(e, j);
+            int gap = (j - hole) & _mask;
+            if (distance >= gap)
             {
-                _entries[hole] = e;
+                _entries[hole] = (e & ~(Saturated << _rowBits)) | Distance(distance - gap);
                 hole = j;
             }
         }
@@ -129,25 +177,105 @@ internal sealed class HashIndex
 
     /// <summary>
     /// The mean distance of the entries from where their probe starts (a diagnostic for tests and measurements:
-    /// with a well-spread hash about α / (2(1 - α)) at load α, 0.5 at half load; clustering shows as more).
+    /// with a well-spread hash about α / (2(1 - α)) at load α; clustering shows as more).
     /// </summary>
     internal double MeanDisplacement()
     {
         long used = 0, displacement = 0;
         for (int i = 0; i < _entries.Length; i++)
         {
-            ulong e = _entries[i];
+            uint e = _entries[i];
             if (e != 0)
             {
                 used++;
-                displacement += (i - (int)((uint)(e >> 32) & (uint)_mask)) & _mask;
+                displacement += DistanceAt(e, i);
             }
         }
 
         return used == 0 ? 0 : displacement / (double)used;
     }
 
-    private static ulong Pack(uint hash, int row) => ((ulong)hash << 32) | (uint)(row + 1);
+    /// <summary>
+    /// What is wrong with the entries (tests): an entry whose tag or distance disagrees with its row's hash, an
+    /// empty entry between an entry and where its probe starts, or a row twice; null when nothing is.
+    /// </summary>
+    internal string? Inconsistency()
+    {
+        var seen = new HashSet<uint>();
+        for (int i = 0; i < _entries.Length; i++)
+        {
+            uint e = _entries[i];
+            if (e == 0)
+            {
+                continue;
+            }
+
+            int row = (int)(e & _rowMask) - 1;
+            uint hash = _rowHash(row);
+            int distance = (i - Start(hash)) & _mask;
+            if (!seen.Add(e & _rowMask))
+            {
+                return $"row {row} twice";
+            }
+
+            if (Tag(e) != Tag(hash) || ((e >> _rowBits) & Saturated) != (uint)Math.Min(distance, (int)Saturated))
+            {
+                return $"entry {i} (row {row}): tag or distance {(e >> _rowBits) & Saturated} disagrees with its hash (distance {distance})";
+            }
+
+            for (int d = 0; d < distance; d++)
+            {
+                if (_entries[(Start(hash) + d) & _mask] == 0)
+                {
+                    return $"entry {i} (row {row}): an empty entry between it and its start";
+                }
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>Where <paramref name="row"/> (added under <paramref name="hash"/>) lies, or -1.</summary>
+    private int Find(uint hash, int row)
+    {
+        uint want = (uint)(row + 1);
+        int i = Start(hash);
+        while (true)
+        {
+            uint e = _entries[i];
+            if (e == 0)
+            {
+                return -1;
+            }
+
+            if ((e & _rowMask) == want)
+            {
+                return i;
+            }
+
+            i = (i + 1) & _mask;
+        }
+    }
+
+    /// <summary>How far entry <paramref name="e"/>, at <paramref name="at"/>, lies from where its probe starts.</summary>
+    private int DistanceAt(uint e, int at)
+    {
+        uint distance = (e >> _rowBits) & Saturated;
+        if (distance != Saturated)
+        {
+            return (int)distance;
+        }
+
+        // Rare: too far for the field; the owner knows the hash the row was added under.
+        return (at - Start(_rowHash((int)(e & _rowMask) - 1))) & _mask;
+    }
+
+    /// <summary>The bits of <paramref name="value"/> above the row and distance fields (a hash's tag, or an entry's), in place.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private uint Tag(uint value) => value & _tagMask;
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private uint Distance(int distance) => (uint)Math.Min(distance, (int)Saturated) << _rowBits;
 }
 
 /// <summary>Software prefetch: independent cache misses of one message overlap instead of following each other.</summary>

@@ -91,11 +91,11 @@ public sealed class Matcher
         }
 
         _scratchRow = messages;
-        _tradeIndex = new HashIndex(trades);
+        _tradeIndex = new HashIndex(trades, trades, t => _trades[t].KeyHash);
         int clearedIds = ClearedIdCapacity(options.ResolvedClearedTrades);
 
         // One ID index for stored messages and the IDs of retained cleared trades (row _msgs.Length + ring position).
-        _idIndex = new HashIndex(messages + clearedIds);
+        _idIndex = new HashIndex(messages + clearedIds, messages + 1 + clearedIds, IdHashOfRow);
         _accountBuckets = Buckets(2 * (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(trades, 16)));
         _accountMask = (uint)(_accountBuckets.Length / 2 - 1);
         _clearedRing = new ClearedSpan[options.ResolvedClearedTrades];
@@ -124,6 +124,9 @@ public sealed class Matcher
     internal ref TradeRecord TradeAt(int trade) => ref _trades[trade];
 
     internal ref MessageRecord MessageAt(int message) => ref _msgs[message];
+
+    /// <summary>The ID index (tests: its entries' consistency).</summary>
+    internal HashIndex IdIndex => _idIndex;
 
     // ---- entry points -------------------------------------------------------------------------------------------
 
@@ -1917,6 +1920,9 @@ public sealed class Matcher
 
         return -1;
     }
+
+    /// <summary>The hash ID index row <paramref name="row"/> was added under (the index asks for it rarely: <see cref="HashIndex"/>).</summary>
+    private uint IdHashOfRow(int row) => row < _msgs.Length ? _msgs[row].IdHash : _clearedIds[row - _msgs.Length].IdHash;
 
     /// <summary>The transaction type of what <see cref="FindId"/> found.</summary>
     private TransType TransOf(int found) => found < _msgs.Length ? _msgs[found].Trans : _clearedIds[found - _msgs.Length].Trans;

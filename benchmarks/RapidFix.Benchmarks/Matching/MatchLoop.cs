@@ -8,15 +8,20 @@ namespace RapidFix.Benchmarks.Matching;
 /// (<c>CLOCK_THREAD_CPUTIME_ID</c>), so time spent descheduled on a loaded machine is not counted: the setup, then
 /// <c>rounds</c> rounds alternating <see cref="MatchingBenchmarks.MatchMessage"/> and
 /// <see cref="MatchingBenchmarks.MatchMessageBatch"/> (7,168 messages each), and the median ns per message of each.
-/// <c>--match-loop RESIDENT ROUNDS [nohuge]</c> (nohuge: the tables on ordinary pages, <see cref="RapidFix.Matching.LargeTables"/>). With MATCH_LOOP_PROBES=1 it also prints how far the ID and trade-key index entries lie from where their probe starts. Not a BenchmarkDotNet run (that is <see cref="MatchingBenchmarks"/>).
+/// <c>--match-loop RESIDENT ROUNDS [nohuge] [index=N]</c> (nohuge: the tables on ordinary pages, <see cref="RapidFix.Matching.LargeTables"/>; index=N: the ID and trade-key indices sized for N entries a row, <see cref="RapidFix.Matching.HashIndex.EntriesPerRow"/>). With MATCH_LOOP_PROBES=1 it also prints how far the ID and trade-key index entries lie from where their probe starts. Not a BenchmarkDotNet run (that is <see cref="MatchingBenchmarks"/>).
 /// </summary>
 internal static class MatchLoop
 {
     private const int MessagesPerRound = 7 * 1024;
 
-    public static int Run(int resident, int rounds, bool hugePages, TextWriter output, bool hotInputs = false, int clearedTrades = 1024)
+    public static int Run(int resident, int rounds, bool hugePages, TextWriter output, bool hotInputs = false, int clearedTrades = 1024, int entriesPerRow = 0)
     {
         RapidFix.Matching.LargeTables.HugePages = hugePages;
+        if (entriesPerRow > 0)
+        {
+            RapidFix.Matching.HashIndex.EntriesPerRow = entriesPerRow;
+        }
+
         var bench = new MatchingBenchmarks { Resident = resident, HotInputs = hotInputs, ClearedTrades = clearedTrades };
         bench.Setup();
         try
@@ -77,34 +82,14 @@ internal static class MatchLoop
                 ? "not run (MATCH_LOOP_ONLY)"
                 : string.Create(CultureInfo.InvariantCulture, $"{sorted[rounds / 2]:F1} ns (p25 {sorted[rounds / 4]:F1}, p75 {sorted[rounds * 3 / 4]:F1})");
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"resident {resident}: MatchMessage {Figure(single, "batch")}, MatchMessageBatch {Figure(batch, "single")}, thread CPU time per message, {rounds} rounds after {warmUp} of warm-up, gen0 GCs {GC.CollectionCount(0) - gen0}, cleared kept {clearedTrades}{(hotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
+                $"resident {resident}: MatchMessage {Figure(single, "batch")}, MatchMessageBatch {Figure(batch, "single")}, thread CPU time per message, {rounds} rounds after {warmUp} of warm-up, gen0 GCs {GC.CollectionCount(0) - gen0}, cleared kept {clearedTrades}, index entries a row {RapidFix.Matching.HashIndex.EntriesPerRow}{(hotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
             if (Environment.GetEnvironmentVariable("MATCH_LOOP_PROBES") == "1")
             {
                 var matcher = (RapidFix.Matching.Matcher)typeof(MatchingBenchmarks).GetField("_matcher", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(bench)!;
                 foreach (var name in new[] { "_idIndex", "_tradeIndex" })
                 {
-                    var index = typeof(RapidFix.Matching.Matcher).GetField(name, System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(matcher)!;
-                    var entries = (ulong[])index.GetType().GetField("_entries", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(index)!;
-                    int mask = entries.Length - 1;
-                    long used = 0, displacement = 0, maxDisp = 0, runSum = 0;
-                    for (int i = 0; i < entries.Length; i++)
-                    {
-                        if (entries[i] != 0)
-                        {
-                            used++;
-                            long d = (i - (int)((uint)(entries[i] >> 32) & (uint)mask)) & mask;
-                            displacement += d;
-                            maxDisp = Math.Max(maxDisp, d);
-                        }
-
-                        // unsuccessful lookup starting at i: entries scanned until an empty one
-                        int j = i;
-                        long run = 1;
-                        while (entries[j] != 0) { j = (j + 1) & mask; run++; }
-                        runSum += run;
-                    }
-
-                    output.WriteLine($"{name}: {entries.Length} entries, {used} used, mean displacement {displacement / (double)used:F2}, max {maxDisp}, mean unsuccessful probe {runSum / (double)entries.Length:F2}");
+                    var index = (RapidFix.Matching.HashIndex)typeof(RapidFix.Matching.Matcher).GetField(name, System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(matcher)!;
+                    output.WriteLine($"{name}: {index.Size} entries, mean displacement {index.MeanDisplacement():F2}");
                 }
             }
 

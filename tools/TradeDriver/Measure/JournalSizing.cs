@@ -84,9 +84,12 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     /// Bytes the matcher's tables take for each open trade they are sized for: its record (about 180), eight message
     /// rows (about 230 each), their ID index entries, a quarter of a kept cleared trade's IDs, the trade-key and
     /// account buckets; rounded up (measured: the service's resident memory grew 2,644 bytes a trade from 65,536 to
-    /// 262,144 open trades).
+    /// 262,144 open trades). The ID and trade-key indices round their entries up to a power of two: the same bytes
+    /// at those two sizes since their 4-byte entries (HashIndex), and up to 144 bytes a trade more at sizes between
+    /// (twelve ID rows a trade at 4 entries a row, rounded up to 32 bytes a row at most instead of the 24 of eight
+    /// bytes at 1.5 entries; the trade key 32 instead of 16), hence 2,816.
     /// </summary>
-    public const long MatcherBytesPerOpenTrade = 2_688;
+    public const long MatcherBytesPerOpenTrade = 2_816;
 
     /// <summary>
     /// Open trades the service's matcher is sized for (<c>--open-trades</c>): a quarter of the run's trades, at least
