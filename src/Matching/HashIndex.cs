@@ -40,15 +40,17 @@ internal sealed class HashIndex
     private readonly Func<int, uint> _rowHash;
 
     /// <summary>
-    /// An index for at most <paramref name="rows"/> rows at once, numbered from 0 to less than <paramref name="rowLimit"/>;
-    /// <paramref name="rowHash"/> gives the hash a row was added under (called only for an entry 15 or more places
-    /// from where its probe starts: rare at this load).
+    /// An index for at most <paramref name="rows"/> rows at once, numbered from 0 to less than <paramref name="rowLimit"/>,
+    /// with <paramref name="spread"/> times <see cref="EntriesPerRow"/> entries a row; <paramref name="rowHash"/> gives
+    /// the hash a row was added under (called only for an entry 15 or more places from where its probe starts: rare
+    /// at this load).
     /// </summary>
-    public HashIndex(int rows, int rowLimit, Func<int, uint> rowHash)
+    public HashIndex(int rows, int rowLimit, Func<int, uint> rowHash, int spread = 1)
     {
         ArgumentNullException.ThrowIfNull(rowHash);
         ArgumentOutOfRangeException.ThrowIfLessThan(rowLimit, rows);
-        long wanted = Math.Max(16L, (long)rows * Math.Max(2, EntriesPerRow));
+        ArgumentOutOfRangeException.ThrowIfLessThan(spread, 1);
+        long wanted = Math.Max(16L, (long)rows * Math.Max(2, EntriesPerRow) * spread);
         if (wanted > 1L << 30)
         {
             throw new ArgumentOutOfRangeException(nameof(rows), rows, "too many rows for one index");

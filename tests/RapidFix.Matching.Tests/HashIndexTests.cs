@@ -97,6 +97,12 @@ public sealed class HashIndexTests
         var index = new HashIndex(1_000_000, 1_000_001, _ => 0);
         Assert.True(index.Size >= 4 * 1_000_000, $"{index.Size} entries for a million rows");
         Assert.True(typeof(HashIndex).GetField("_entries", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.FieldType == typeof(uint[]));
+
+        // In a matcher: the ID index for its message rows and cleared-ID ring, the trade-key index (one row a trade)
+        // twice as sparse.
+        var matcher = Demo.NewMatcher(openTrades: 1000, clearedTrades: 250, messages: 10_000);
+        Assert.True(matcher.IdIndex.Size >= 4 * (10_000 + 1 + Matcher.ClearedIdCapacity(250)), $"ID index {matcher.IdIndex.Size}");
+        Assert.True(matcher.TradeIndex.Size >= 8 * 1000, $"trade-key index {matcher.TradeIndex.Size}");
     }
 
     [Fact]

@@ -77,19 +77,18 @@ internal readonly record struct JournalSizing(long Inputs, long JournalBytes, lo
     /// <summary>Bytes the run needs on disk: the journal file and what the session stores write.</summary>
     public long DiskBytes => JournalFileBytes + SessionStoresDiskBytes;
 
-    /// <summary>The largest open-trade table a run asks for (about 2.6 GiB of the matcher's tables).</summary>
+    /// <summary>The largest open-trade table a run asks for (about 3 GiB of the matcher's tables).</summary>
     public const int MaxOpenTrades = 1 << 20;
 
     /// <summary>
     /// Bytes the matcher's tables take for each open trade they are sized for: its record (about 180), eight message
     /// rows (about 230 each), their ID index entries, a quarter of a kept cleared trade's IDs, the trade-key and
-    /// account buckets; rounded up (measured: the service's resident memory grew 2,644 bytes a trade from 65,536 to
-    /// 262,144 open trades). The ID and trade-key indices round their entries up to a power of two: the same bytes
-    /// at those two sizes since their 4-byte entries (HashIndex), and up to 144 bytes a trade more at sizes between
-    /// (twelve ID rows a trade at 4 entries a row, rounded up to 32 bytes a row at most instead of the 24 of eight
-    /// bytes at 1.5 entries; the trade key 32 instead of 16), hence 2,816.
+    /// account buckets. The index and bucket tables round up to powers of two, so what a trade costs steps with the
+    /// size: the service's resident memory grew 2,659 bytes a trade from 65,536 to 262,144 open trades, and 2,664 to
+    /// 2,981 from 65,536 to 200,000, 400,000, 600,000, 800,000 and 1,048,576 (2,484-2,811 before the 4-byte index
+    /// entries, which 2,688 here did not cover everywhere); 3,072 with headroom.
     /// </summary>
-    public const long MatcherBytesPerOpenTrade = 2_816;
+    public const long MatcherBytesPerOpenTrade = 3_072;
 
     /// <summary>
     /// Open trades the service's matcher is sized for (<c>--open-trades</c>): a quarter of the run's trades, at least
