@@ -33,9 +33,9 @@ public static class Program
             int resident = args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 1_000_000;
             int rounds = args.Length > 2 ? int.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture) : 101;
             // Options after the rounds: nohuge (tables on 4 KB pages), hotinputs (the inputs prefetched ahead),
-            // cleared=N (cleared trades kept, 1,024 by default): MatchLoop.
+            // cleared=N (cleared trades kept, 1,024 by default), index=N (ID index entries a row,
+            // HashIndex.EntriesPerRow): MatchLoop.
             var options = args.Skip(3).ToArray();
-            // index=N (index entries a row, HashIndex.EntriesPerRow).
             var cleared = options.FirstOrDefault(o => o.StartsWith("cleared=", StringComparison.Ordinal));
             var index = options.FirstOrDefault(o => o.StartsWith("index=", StringComparison.Ordinal));
             return Matching.MatchLoop.Run(resident, rounds, !options.Contains("nohuge"), Console.Out, options.Contains("hotinputs"),

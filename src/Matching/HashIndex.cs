@@ -10,10 +10,9 @@ namespace RapidFix.Matching;
 /// trades, and what decides their cost is how far a probe walks: every step is a compare whose outcome the processor
 /// cannot predict, and a walk that leaves the cache line its start was fetched into waits for memory again. So the
 /// index is kept sparse (at most one row in <see cref="EntriesPerRow"/> entries, so a probe usually ends at its first
-/// entry) and its entries small (4 bytes), which pays for the sparseness: the memory 8-byte entries took at the
-/// load of up to 2/3 this index had before. An entry packs the row (+1; 0 is empty), its distance from where its probe starts (so that
-/// removal's backward shift needs no hash; a distance too large for its field asks the owner for the row's hash)
-/// and the hash's top bits (a tag). A lookup yields the rows whose tag and probe start agree with the hash: nearly
+/// entry) and its entries small (4 bytes), which pays for the sparseness. An entry packs the row (+1; 0 is empty),
+/// its distance from where its probe starts (so that removal's backward shift needs no hash; a distance too large
+/// for its field asks the owner for the row's hash) and the hash's top bits (a tag). A lookup yields the rows whose tag and probe start agree with the hash: nearly
 /// only the right ones, and the caller compares the row's content anyway. Rows of one hash are visited in insertion
 /// order (oldest first) and removal shifts later entries back (no tombstones), which keeps that order; both depend
 /// only on the sequence of adds and removes, so the matcher stays deterministic.
@@ -22,7 +21,8 @@ internal sealed class HashIndex
 {
     /// <summary>
     /// Entries per row the index is sized for, rounded up to a power of two: a load of at most 1/4 (in the
-    /// benchmark's ID index 0.14). In bytes that is what 8-byte entries at a load of up to 2/3 took before. Measured
+    /// benchmark's ID index 0.14). At power-of-two row counts that is the bytes 8-byte entries at 1.5 a row took;
+    /// between them the rounding can make it up to twice that (docs/matching.md, Sizing). Measured
     /// at a million open trades (docs/matching.md, tenth round): the batch path took about 250 ns a message with the
     /// ID index at a load of 0.55 and 200-210 ns at 0.14. Settable for measurements (<c>--match-loop ... index=N</c>);
     /// read when an index is created.
