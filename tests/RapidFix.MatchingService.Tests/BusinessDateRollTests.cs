@@ -90,7 +90,7 @@ public sealed class BusinessDateRollTests : IDisposable
         var server = Start(start, rollTime: TimeSpan.Zero);
         try
         {
-            Wait.Until(() => server.BusinessDate == expected, $"the roll to {expected} (at {server.BusinessDate})");
+            Wait.Until(() => server.BusinessDate == expected, () => $"the roll to {expected} (at {server.BusinessDate})");
             Thread.Sleep(200);
             Assert.Equal(expected, server.BusinessDate); // and no further: tomorrow's roll time has not come
         }

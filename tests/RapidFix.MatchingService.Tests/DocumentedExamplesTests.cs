@@ -88,7 +88,7 @@ public sealed class DocumentedExamplesTests : IDisposable
             }
         }
 
-        Wait.Until(() => collector.Count >= expectedAnswers, $"{expectedAnswers} answers (got {collector.Count})");
+        Wait.Until(() => collector.Count >= expectedAnswers, () => $"{expectedAnswers} answers (got {collector.Count})");
         Thread.Sleep(300); // anything unexpected would arrive now
         return [.. collector.Texts];
     }
@@ -133,12 +133,22 @@ public sealed class ServiceProcesses;
 /// <summary>Polling with generous timeouts (the build machine is loaded).</summary>
 internal static class Wait
 {
-    public static void Until(Func<bool> condition, string what, int seconds = 60)
+    public static void Until(Func<bool> condition, string what, int seconds = 60) => Until(condition, () => what, seconds);
+
+    /// <summary>
+    /// As above, with a description made when the wait times out (so that a count in it is the count at the end, not
+    /// the one when the wait began).
+    /// </summary>
+    public static void Until(Func<bool> condition, Func<string> what, int seconds = 60)
     {
         var deadline = DateTime.UtcNow.AddSeconds(seconds);
         while (!condition())
         {
-            Assert.True(DateTime.UtcNow < deadline, $"timed out waiting for {what}");
+            if (DateTime.UtcNow >= deadline)
+            {
+                Assert.Fail($"timed out waiting for {what()}");
+            }
+
             Thread.Sleep(10);
         }
     }

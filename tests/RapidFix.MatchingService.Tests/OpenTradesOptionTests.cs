@@ -46,7 +46,7 @@ public sealed class OpenTradesOptionTests : IDisposable
             Assert.Equal(0, server.TableFull);
 
             Assert.Equal(SendResult.Sent, participants[sender].Send(Encoding.ASCII.GetBytes(type), Encoding.ASCII.GetBytes(other)));
-            Wait.Until(() => server.TableFull == 1, $"the second trade refused TABLE-FULL (refused {server.TableFull})");
+            Wait.Until(() => server.TableFull == 1, () => $"the second trade refused TABLE-FULL (refused {server.TableFull})");
             Wait.Until(() => collector.Texts.Any(t => t.Contains("TABLE-FULL", StringComparison.Ordinal)), "the sender told TABLE-FULL");
         }
 

@@ -39,7 +39,7 @@ public sealed class ReadEndWakeTests : IDisposable
         }
 
         participants.FlushAll(); // one socket write per 64 KiB: the service reads them in a few reads
-        Wait.Until(() => server.Counters.InputsMatched >= Messages, $"{Messages} inputs matched (got {server.Counters.InputsMatched})");
+        Wait.Until(() => server.Counters.InputsMatched >= Messages, () => $"{Messages} inputs matched (got {server.Counters.InputsMatched})");
         long wakes = server.MatcherWakes - wakesBefore;
         Assert.Equal(Messages, server.Counters.InputsMatched);
         Assert.Equal(0, server.Counters.InputsRefused);

@@ -43,7 +43,7 @@ public sealed class RefusalTests : IDisposable
             }
 
             participants.FlushAll();
-            Wait.Until(() => collector.Count >= Messages, $"{Messages} answers (got {collector.Count})");
+            Wait.Until(() => collector.Count >= Messages, () => $"{Messages} answers (got {collector.Count})");
             flushes = session.Store.Counters.Flushes - flushesBefore;
             var refusals = collector.Texts.Where(t => t.Contains("|35=j|", StringComparison.Ordinal) && t.Contains("|380=4|", StringComparison.Ordinal)).ToList();
             // The journal is full after its first records (MaxInputs 2, the business date's included): the first NOE

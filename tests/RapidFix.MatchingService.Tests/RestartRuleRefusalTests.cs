@@ -51,7 +51,7 @@ public sealed class RestartRuleRefusalTests : IDisposable
                     "11=X1\u000121=1\u000155=MSFT\u000154=1\u000160=20261123-10:00:00\u000138=100\u000140=1\u0001"u8));
                 ackable++;
                 participants.FlushAll();
-                Wait.Until(() => collector.Acks >= ackable, $"{ackable} acks (got {collector.Acks})");
+                Wait.Until(() => collector.Acks >= ackable, () => $"{ackable} acks (got {collector.Acks})");
                 // The CLS follow their trades' last acks in the same batch; wait until the answers stop.
                 long last = -1;
                 Wait.Until(() => { long now = server.Counters.AnswersSent; bool quiet = now == last; last = now; Thread.Sleep(300); return quiet; }, "answers to stop");
