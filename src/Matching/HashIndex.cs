@@ -12,8 +12,9 @@ namespace RapidFix.Matching;
 /// index is kept sparse (at most one row in <see cref="EntriesPerRow"/> entries, so a probe usually ends at its first
 /// entry) and its entries small (4 bytes), which pays for the sparseness. An entry packs the row (+1; 0 is empty),
 /// its distance from where its probe starts (so that removal's backward shift needs no hash; a distance too large
-/// for its field asks the owner for the row's hash) and the hash's top bits (a tag). A lookup yields the rows whose tag and probe start agree with the hash: nearly
-/// only the right ones, and the caller compares the row's content anyway. Rows of one hash are visited in insertion
+/// for its field asks the owner for the row's hash) and the hash's top bits (a tag). A lookup yields the rows whose
+/// tag and probe start agree with the hash: nearly only the right ones, and the caller compares the row's content
+/// anyway. Rows of one hash are visited in insertion
 /// order (oldest first) and removal shifts later entries back (no tombstones), which keeps that order; both depend
 /// only on the sequence of adds and removes, so the matcher stays deterministic.
 /// </summary>
