@@ -222,6 +222,8 @@ public static class SettingKeys
     public const string StoreMaxBytes = "StoreMaxBytes";
     /// <summary>StoreWindowBytes: Journal store: bytes of the journal kept in memory (a write window of its last bytes, at most StoreMaxBytes), which serves recent resends; older messages are read from the file.</summary>
     public const string StoreWindowBytes = "StoreWindowBytes";
+    /// <summary>StorePageCacheBytes: Journal store: bytes of the journal file's end left in the operating system's page cache (Linux): after each fsync the older written pages are dropped, so the cache the journal takes stays bounded and its pages are reused instead of each new page of the growing file taking fresh memory. 0: no limit (the OS decides). Not applied under StoreFlushPolicy=OsOnly.</summary>
+    public const string StorePageCacheBytes = "StorePageCacheBytes";
     /// <summary>StoreCommitMemory: Commit the journal store's memory (touch every page of its window, index and read buffer) when it is opened, so resident memory is reached at startup instead of growing to the window as the store fills.</summary>
     public const string StoreCommitMemory = "StoreCommitMemory";
     /// <summary>StoreDeferTargetSeqNum: The journal store's record of each received message's sequence number starts no flush of its own: it reaches the disk with the next flush of a sent message, or within 100 ms. A crash can lose up to that much of the received sequence (the counterparty is asked to resend it). For applications that journal their inputs themselves (the matching service).</summary>

@@ -19,6 +19,10 @@ internal interface IJournalFlushSource
 /// <para>Under <see cref="FlushPolicy.EveryMessage"/> there is no thread: <see cref="Publish(long)"/> writes and fsyncs
 /// before it returns. Under <see cref="FlushPolicy.OsOnly"/> the thread writes without fsync. With a MaxDelay the
 /// thread lingers until MaxBatch records are pending or the delay has passed.</para>
+/// <para>With a page-cache limit, after each fsync the whole pages more than that many bytes behind the end are
+/// dropped from the operating system's page cache (<see cref="PageCache"/>), in steps of at least
+/// <see cref="DropStepBytes"/>, each from a step back; never under OsOnly (its pages are not known to be clean).
+/// The journal's cache then stays bounded and its pages are reused (docs/store.md, Page cache).</para>
 /// <para>A failed disk write sets <see cref="Fault"/>, wakes every waiter and stops the thread: what was durable
 /// stays durable, and the owner refuses further writes. Nothing here allocates after construction: the lazily built
 /// wait state (the monitors' sync blocks, the event's lock) is created by the constructor.</para>
@@ -31,6 +35,7 @@ internal sealed class GroupCommitFlusher
     private readonly FileStream _file;
     private readonly SafeFileHandle _handle;
     private readonly FlushPolicy _policy;
+    private readonly long _pageCacheLimit;
     private readonly int _maxBatch;
     private readonly long _maxDelayStopwatchTicks;
     private readonly object _durableGate = new();  // durability waiters sleep on it
@@ -55,6 +60,8 @@ internal sealed class GroupCommitFlusher
     private long _flushedBytes;
     private long _largestBatch;
     private long _allocated;
+    private long _droppedUpTo;     // file offset below which the cached pages were dropped
+    private long _droppedBytes;
 
     /// <param name="source">The owner, which writes its bytes when asked.</param>
     /// <param name="file">The journal file (disposed by <see cref="Stop"/>).</param>
@@ -63,8 +70,12 @@ internal sealed class GroupCommitFlusher
     /// <param name="maxDelay">Group commit: the longest a pending record waits for its batch to fill.</param>
     /// <param name="threadName">The flusher thread's name.</param>
     /// <param name="durable">The position already on disk (the end of what recovery kept).</param>
-    public GroupCommitFlusher(IJournalFlushSource source, FileStream file, FlushPolicy policy, int maxBatch, TimeSpan maxDelay, string threadName, long durable)
+    /// <param name="pageCacheLimit">Bytes of the file's end left in the page cache after an fsync (0: no limit, the OS decides).</param>
+    public GroupCommitFlusher(IJournalFlushSource source, FileStream file, FlushPolicy policy, int maxBatch, TimeSpan maxDelay, string threadName, long durable,
+        long pageCacheLimit = 0)
     {
+        ArgumentOutOfRangeException.ThrowIfNegative(pageCacheLimit);
+        _pageCacheLimit = pageCacheLimit;
         _source = source;
         _file = file;
         _handle = file.SafeFileHandle;
@@ -72,6 +83,10 @@ internal sealed class GroupCommitFlusher
         _maxBatch = maxBatch;
         _maxDelayStopwatchTicks = (long)(maxDelay.TotalSeconds * Stopwatch.Frequency);
         _written = _demanded = _flushedPosition = _durable = durable;
+        if (pageCacheLimit > 0)
+        {
+            PageCache.Bind(_handle);
+        }
 
         // Create lazily built wait state now, not on the first wait in the continuous phase.
         _work.Wait(1);
@@ -106,6 +121,12 @@ internal sealed class GroupCommitFlusher
     public long FlushedBytes => Volatile.Read(ref _flushedBytes);
 
     public long LargestBatchBytes => Volatile.Read(ref _largestBatch);
+
+    /// <summary>Bytes of the file whose cached pages were dropped after their fsync (the page-cache limit).</summary>
+    public long DroppedBytes => Volatile.Read(ref _droppedBytes);
+
+    /// <summary>The least a page drop covers (one <c>posix_fadvise</c> a MiB of journal at most).</summary>
+    internal const long DropStepBytes = 1 << 20;
 
     /// <summary>Bytes the flusher thread allocated after its first batch (the continuous phase's proof).</summary>
     public long AllocatedBytes => Volatile.Read(ref _allocated);
@@ -401,6 +422,10 @@ internal sealed class GroupCommitFlusher
             {
                 _file.Flush(flushToDisk: true);
                 Volatile.Write(ref _fsyncs, _fsyncs + 1);
+                if (_pageCacheLimit > 0)
+                {
+                    DropCachedPages(upTo);
+                }
             }
         }
         catch (Exception e) when (e is IOException or UnauthorizedAccessException or ObjectDisposedException)
@@ -426,6 +451,26 @@ internal sealed class GroupCommitFlusher
         }
 
         return true;
+    }
+
+    // Everything below upTo is on disk and clean: drop the cached pages more than the limit behind it (whole pages).
+    private void DropCachedPages(long upTo)
+    {
+        long end = (upTo - _pageCacheLimit) & ~(long)(Environment.SystemPageSize - 1);
+        if (end - _droppedUpTo < DropStepBytes)
+        {
+            return;
+        }
+
+        // From a step back: the kernel keeps a page the file system still holds (its journal may not have released
+        // the last writes yet), and asking again once it is older drops most of those.
+        long from = Math.Max(0, _droppedUpTo - DropStepBytes);
+        if (PageCache.Drop(_handle, from, end - from))
+        {
+            Volatile.Write(ref _droppedBytes, _droppedBytes + (end - _droppedUpTo));
+        }
+
+        _droppedUpTo = end;
     }
 
     private void WakeDurabilityWaiters()

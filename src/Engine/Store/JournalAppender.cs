@@ -35,6 +35,14 @@ public sealed record JournalAppenderOptions
 
     /// <summary>Messages the current generation may hold, recovered ones included (a count, not memory: IndexFull past it).</summary>
     public long MaxMessages { get; init; } = int.MaxValue;
+
+    /// <summary>
+    /// Bytes of the file's end left in the operating system's page cache (Linux): after each fsync the older written
+    /// pages are dropped, so a reader tailing the journal (the persister) within this distance still reads from
+    /// memory, and the cache the journal takes stays bounded instead of growing with the file. 0: no limit (the OS
+    /// decides). Default <see cref="JournalOptions.DefaultPageCacheLimitBytes"/>; not applied under OsOnly.
+    /// </summary>
+    public long PageCacheLimitBytes { get; init; } = JournalOptions.DefaultPageCacheLimitBytes;
 }
 
 /// <summary>
@@ -96,7 +104,8 @@ public sealed class JournalAppender : IDisposable, IJournalFlushSource
         Commit(_encode);
 
         // Last: the flusher's thread reads the window.
-        _flusher = new GroupCommitFlusher(this, file, options.FlushPolicy, options.MaxBatch, options.MaxDelay, "rapidfix-journal-flusher", end);
+        _flusher = new GroupCommitFlusher(this, file, options.FlushPolicy, options.MaxBatch, options.MaxDelay, "rapidfix-journal-flusher", end,
+            options.PageCacheLimitBytes);
     }
 
     /// <summary>The journal file.</summary>
@@ -119,6 +128,9 @@ public sealed class JournalAppender : IDisposable, IJournalFlushSource
 
     /// <summary>Everything below this position is on disk (as the flush policy defines it).</summary>
     public long DurablePosition => _flusher.Durable;
+
+    /// <summary>Bytes of the file whose cached pages were dropped after their fsync (<see cref="JournalAppenderOptions.PageCacheLimitBytes"/>).</summary>
+    internal long PageCacheDroppedBytes => _flusher.DroppedBytes;
 
     /// <summary>The disk error that stopped the journal, or null.</summary>
     public Exception? Fault => _flusher.Fault;

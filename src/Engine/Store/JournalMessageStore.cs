@@ -52,7 +52,7 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
         Recovery = report;
         FilePath = options.FilePath;
         _flusher = new GroupCommitFlusher(this, file, options.FlushPolicy, options.MaxBatch, options.MaxDelay, "rapidfix-journal-flusher",
-            log.WrittenPosition);
+            log.WrittenPosition, options.PageCacheLimitBytes);
         log.Attach(file.SafeFileHandle, _flusher);
     }
 
@@ -94,6 +94,9 @@ public sealed class JournalMessageStore : IMessageStore, IJournalFlushSource
 
     /// <inheritdoc/>
     public long DurablePosition => _flusher.Durable;
+
+    /// <summary>Bytes of the file whose cached pages were dropped after their fsync (<see cref="JournalOptions.PageCacheLimitBytes"/>).</summary>
+    internal long PageCacheDroppedBytes => _flusher.DroppedBytes;
 
     /// <inheritdoc/>
     public Exception? Fault => _flusher.Fault;

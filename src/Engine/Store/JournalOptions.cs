@@ -82,6 +82,19 @@ public sealed record JournalOptions
     /// instead of continuously while messages arrive. Off by default.
     /// </summary>
     public bool DeferTargetSeqNum { get; init; }
+
+    /// <summary>
+    /// Bytes of the journal file's end left in the operating system's page cache (StorePageCacheBytes; Linux): after
+    /// each fsync the older written pages are dropped (<c>posix_fadvise</c> DONTNEED), since the store reads its file
+    /// only at recovery and for resends older than its window. The cache the journal takes then stays bounded and
+    /// its pages are reused, where each new page of a growing file is otherwise a fresh page of memory (on a virtual
+    /// machine whose host reclaims free guest memory, a host fault each: docs/store.md, Page cache). 0: no limit (the
+    /// OS decides). Not applied under OsOnly (its pages are not known to be clean).
+    /// </summary>
+    public long PageCacheLimitBytes { get; init; } = DefaultPageCacheLimitBytes;
+
+    /// <summary>The default <see cref="PageCacheLimitBytes"/>: 256 MiB.</summary>
+    public const long DefaultPageCacheLimitBytes = 256L << 20;
 }
 
 /// <summary>What opening a journal found and did.</summary>

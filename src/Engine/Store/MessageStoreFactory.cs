@@ -17,7 +17,7 @@ public static class MessageStoreFactory
         return Path.Combine(settings.GetString(SettingKeys.FileStorePath), settings.SessionId.ToFileName() + ".journal");
     }
 
-    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreWindowBytes, MaxMessageSize, StoreCommitMemory, StoreDeferTargetSeqNum).</summary>
+    /// <summary>The journal options the settings give (StoreFlushPolicy, StoreFlushMaxBatch, StoreFlushMaxDelayMicroseconds, StoreMaxMessages, StoreMaxBytes, StoreWindowBytes, MaxMessageSize, StoreCommitMemory, StoreDeferTargetSeqNum, StorePageCacheBytes).</summary>
     public static JournalOptions JournalOptions(SessionSettings settings)
     {
         ArgumentNullException.ThrowIfNull(settings);
@@ -35,6 +35,7 @@ public static class MessageStoreFactory
             MaxMessageBytes = settings.GetInt(SettingKeys.MaxMessageSize),
             CommitMemory = settings.GetBool(SettingKeys.StoreCommitMemory),
             DeferTargetSeqNum = settings.GetBool(SettingKeys.StoreDeferTargetSeqNum),
+            PageCacheLimitBytes = settings.GetLong(SettingKeys.StorePageCacheBytes),
         };
     }
 
