@@ -16,14 +16,18 @@ internal static partial class PageCache
     private const int PosixFadvNormal = 0;
     private const int PosixFadvDontNeed = 4;
 
+    // Set by Bind once the native call has been made: Drop never binds it (nor throws) in the continuous phase.
+    private static volatile bool s_bound;
+
     /// <summary>
     /// Binds the native call now (startup): its first call loads and resolves it, which allocates, and the first
     /// drop comes only once the journal has grown past its limit, in the continuous phase. The advice given is the
-    /// default access pattern (<c>POSIX_FADV_NORMAL</c> over the whole file), which changes nothing.
+    /// default access pattern (<c>POSIX_FADV_NORMAL</c> over the whole file), which changes nothing. Where the call
+    /// does not exist, <see cref="Drop"/> then answers false without trying it.
     /// </summary>
     public static void Bind(SafeFileHandle file)
     {
-        if (!OperatingSystem.IsLinux())
+        if (s_bound || !OperatingSystem.IsLinux())
         {
             return;
         }
@@ -31,6 +35,7 @@ internal static partial class PageCache
         try
         {
             _ = Fadvise((int)file.DangerousGetHandle(), 0, 0, PosixFadvNormal);
+            s_bound = true;
         }
         catch (Exception e) when (e is DllNotFoundException or EntryPointNotFoundException)
         {
@@ -41,24 +46,11 @@ internal static partial class PageCache
     /// <summary>
     /// Asks the kernel to drop the cached pages of [<paramref name="offset"/>, <paramref name="offset"/> +
     /// <paramref name="length"/>) of <paramref name="file"/>; they must be clean (fsynced), or the kernel only starts
-    /// writing them. False where there is no such call (not Linux) or the kernel refused it; nothing changes then.
+    /// writing them. False where the call is not bound (<see cref="Bind"/>: not Linux, or no such call) or the kernel
+    /// refused it; nothing changes then.
     /// </summary>
-    public static bool Drop(SafeFileHandle file, long offset, long length)
-    {
-        if (!OperatingSystem.IsLinux() || length <= 0)
-        {
-            return false;
-        }
-
-        try
-        {
-            return Fadvise((int)file.DangerousGetHandle(), offset, length, PosixFadvDontNeed) == 0;
-        }
-        catch (Exception e) when (e is DllNotFoundException or EntryPointNotFoundException)
-        {
-            return false;
-        }
-    }
+    public static bool Drop(SafeFileHandle file, long offset, long length) =>
+        s_bound && length > 0 && Fadvise((int)file.DangerousGetHandle(), offset, length, PosixFadvDontNeed) == 0;
 
     // posix_fadvise returns the error number itself (it does not set errno). off_t is 64 bits on the 64-bit
     // platforms .NET runs on.

@@ -44,7 +44,7 @@ public sealed class PageCacheTests
         }
 
         // Dropped in steps of at least a MiB, up to the limit behind the end: at least end - limit - step - a page.
-        Assert.True(dropped >= end - Limit - GroupCommitFlusherStep - Environment.SystemPageSize, $"dropped {dropped} of {end}");
+        Assert.True(dropped >= end - Limit - GroupCommitFlusher.DropStepBytes - Environment.SystemPageSize, $"dropped {dropped} of {end}");
         Assert.True(dropped <= end - Limit, $"dropped {dropped}: more than the limit behind the end {end}");
         Assert.True(Resident(path, 0, dropped) < DroppedStillCached, $"{Resident(path, 0, dropped):P0} of the dropped range still cached; dropped {dropped} of {end}; map {Map(path, end)}");
         Assert.True(Resident(path, end - (Limit / 2), Limit / 2) > 0.95, $"only {Resident(path, end - (Limit / 2), Limit / 2):P0} of the last pages cached");
@@ -112,11 +112,9 @@ public sealed class PageCacheTests
             Assert.Equal(0, store.Counters.FlusherAllocatedBytes);
         }
 
-        Assert.True(dropped >= end - Limit - GroupCommitFlusherStep - Environment.SystemPageSize, $"dropped {dropped} of {end}");
+        Assert.True(dropped >= end - Limit - GroupCommitFlusher.DropStepBytes - Environment.SystemPageSize, $"dropped {dropped} of {end}");
         Assert.True(Resident(options.FilePath, 0, dropped) < DroppedStillCached, $"{Resident(options.FilePath, 0, dropped):P0} of the dropped range still cached; dropped {dropped} end {end}; map {Map(options.FilePath, end)}");
     }
-
-    private const long GroupCommitFlusherStep = GroupCommitFlusher.DropStepBytes;
 
     private static JournalAppenderOptions AppenderOptions(string path, FlushPolicy policy, long limit) => new()
     {
