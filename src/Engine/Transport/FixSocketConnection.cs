@@ -183,6 +183,9 @@ public abstract class FixSocketConnection : ISessionTransport, ITlsConnection
     /// <summary>True when the connection speaks TLS.</summary>
     public bool IsTls => _tls is not null;
 
+    /// <summary>A TLS connection whose handshake has waited for the peer's bytes at least once (tests of floods measure then).</summary>
+    internal bool TlsHandshakeWaitedForPeer => _tls?.HandshakeWaitedForPeer ?? false;
+
     /// <summary>The TLS protocol negotiated (None for plaintext, or before the handshake).</summary>
     public System.Security.Authentication.SslProtocols TlsProtocol => _tls?.Protocol ?? System.Security.Authentication.SslProtocols.None;
 

@@ -71,6 +71,9 @@ internal sealed class TlsChannel : IDisposable
     /// <summary>Decrypted or undecrypted bytes wait here: read again before polling the socket.</summary>
     public bool HasBuffered => _inEnd > _inStart || _records.HasBuffered;
 
+    /// <summary>The handshake has waited for the peer at least once (see <see cref="TlsRecordStream.HandshakeWaitedForPeer"/>).</summary>
+    public bool HandshakeWaitedForPeer => _records.HandshakeWaitedForPeer;
+
     /// <summary>The negotiated protocol (after the handshake).</summary>
     public SslProtocols Protocol => _ssl.SslProtocol;
 

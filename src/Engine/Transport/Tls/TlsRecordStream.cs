@@ -62,6 +62,14 @@ internal sealed class TlsRecordStream : Stream
     /// <summary>While the handshake runs: the Stopwatch timestamp at which waiting for the peer fails; 0 afterwards.</summary>
     public long HandshakeDeadline { get; set; }
 
+    /// <summary>
+    /// The handshake has waited for the peer's bytes at least once: SslStream's state for it exists by then, so what
+    /// a connection awaiting its handshake holds is all allocated (what a memory measurement of a flood waits for).
+    /// </summary>
+    public bool HandshakeWaitedForPeer => _handshakeWaited;
+
+    private volatile bool _handshakeWaited;
+
     /// <summary>Received ciphertext not yet handed to SslStream.</summary>
     public bool HasBuffered => _end > _start;
 
@@ -157,6 +165,7 @@ internal sealed class TlsRecordStream : Stream
                 }
 
                 long micros = left * 1_000_000 / System.Diagnostics.Stopwatch.Frequency;
+                _handshakeWaited = true;
                 _connection.FlushOutbound();
                 _socket.Poll((int)Math.Min(micros + 1, PollMicros), SelectMode.SelectRead);
             }
