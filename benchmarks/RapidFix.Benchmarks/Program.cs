@@ -33,14 +33,16 @@ public static class Program
             int resident = args.Length > 1 ? int.Parse(args[1], System.Globalization.CultureInfo.InvariantCulture) : 1_000_000;
             int rounds = args.Length > 2 ? int.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture) : 101;
             // Options after the rounds: nohuge (tables on 4 KB pages), hotinputs (the inputs prefetched ahead),
-            // cleared=N (cleared trades kept, 1,024 by default), index=N (ID index entries a row,
-            // HashIndex.EntriesPerRow): MatchLoop.
+            // tight (the benchmark's tight sizes, not the service's), cleared=N (tight, N cleared trades kept),
+            // cycled (IDs repeated each pass), index=N (ID index entries a row, HashIndex.EntriesPerRow): MatchLoop.
             var options = args.Skip(3).ToArray();
             var cleared = options.FirstOrDefault(o => o.StartsWith("cleared=", StringComparison.Ordinal));
             var index = options.FirstOrDefault(o => o.StartsWith("index=", StringComparison.Ordinal));
             return Matching.MatchLoop.Run(resident, rounds, !options.Contains("nohuge"), Console.Out, options.Contains("hotinputs"),
-                cleared is null ? 1024 : int.Parse(cleared["cleared=".Length..], System.Globalization.CultureInfo.InvariantCulture),
-                index is null ? 0 : int.Parse(index["index=".Length..], System.Globalization.CultureInfo.InvariantCulture));
+                cleared is null ? null : int.Parse(cleared["cleared=".Length..], System.Globalization.CultureInfo.InvariantCulture),
+                index is null ? 0 : int.Parse(index["index=".Length..], System.Globalization.CultureInfo.InvariantCulture),
+                options.Contains("tight") ? Matching.MatcherSizing.Tight : Matching.MatcherSizing.ServiceDefaults,
+                options.Contains("cycled"));
         }
 
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.Create());

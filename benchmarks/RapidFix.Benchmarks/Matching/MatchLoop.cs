@@ -8,13 +8,14 @@ namespace RapidFix.Benchmarks.Matching;
 /// (<c>CLOCK_THREAD_CPUTIME_ID</c>), so time spent descheduled on a loaded machine is not counted: the setup, then
 /// <c>rounds</c> rounds alternating <see cref="MatchingBenchmarks.MatchMessage"/> and
 /// <see cref="MatchingBenchmarks.MatchMessageBatch"/> (7,168 messages each), and the median ns per message of each.
-/// <c>--match-loop RESIDENT ROUNDS [nohuge] [index=N]</c> (nohuge: the tables on ordinary pages, <see cref="RapidFix.Matching.LargeTables"/>; index=N: the ID and trade-key indices sized for N entries a row, <see cref="RapidFix.Matching.HashIndex.EntriesPerRow"/>). With MATCH_LOOP_PROBES=1 it also prints how far the ID and trade-key index entries lie from where their probe starts. Not a BenchmarkDotNet run (that is <see cref="MatchingBenchmarks"/>).
+/// <c>--match-loop RESIDENT ROUNDS [nohuge] [tight] [cleared=N] [cycled] [hotinputs] [index=N]</c> (nohuge: the tables on ordinary pages, <see cref="RapidFix.Matching.LargeTables"/>; tight: the benchmark's tight sizes instead of the service's, <see cref="MatcherSizing"/>; cleared=N: tight, N cleared trades kept; cycled: the IDs repeat each pass, <see cref="MatchingBenchmarks.CycledIds"/>; index=N: the ID and trade-key indices sized for N entries a row, <see cref="RapidFix.Matching.HashIndex.EntriesPerRow"/>). With MATCH_LOOP_PROBES=1 it also prints how far the ID and trade-key index entries lie from where their probe starts. Not a BenchmarkDotNet run (that is <see cref="MatchingBenchmarks"/>).
 /// </summary>
 internal static class MatchLoop
 {
     private const int MessagesPerRound = 7 * 1024;
 
-    public static int Run(int resident, int rounds, bool hugePages, TextWriter output, bool hotInputs = false, int clearedTrades = 1024, int entriesPerRow = 0)
+    public static int Run(int resident, int rounds, bool hugePages, TextWriter output, bool hotInputs = false, int? clearedTrades = null, int entriesPerRow = 0,
+        MatcherSizing sizing = MatcherSizing.ServiceDefaults, bool cycledIds = false)
     {
         RapidFix.Matching.LargeTables.HugePages = hugePages;
         if (entriesPerRow > 0)
@@ -22,7 +23,7 @@ internal static class MatchLoop
             RapidFix.Matching.HashIndex.EntriesPerRow = entriesPerRow;
         }
 
-        var bench = new MatchingBenchmarks { Resident = resident, HotInputs = hotInputs, ClearedTrades = clearedTrades };
+        var bench = new MatchingBenchmarks { Resident = resident, HotInputs = hotInputs, ClearedTrades = clearedTrades, Sizing = sizing, CycledIds = cycledIds };
         bench.Setup();
         try
         {
@@ -82,7 +83,16 @@ internal static class MatchLoop
                 ? "not run (MATCH_LOOP_ONLY)"
                 : string.Create(CultureInfo.InvariantCulture, $"{sorted[rounds / 2]:F1} ns (p25 {sorted[rounds / 4]:F1}, p75 {sorted[rounds * 3 / 4]:F1})");
             output.WriteLine(string.Create(CultureInfo.InvariantCulture,
-                $"resident {resident}: MatchMessage {Figure(single, "batch")}, MatchMessageBatch {Figure(batch, "single")}, thread CPU time per message, {rounds} rounds after {warmUp} of warm-up, gen0 GCs {GC.CollectionCount(0) - gen0}, cleared kept {clearedTrades}, index entries a row {RapidFix.Matching.HashIndex.EntriesPerRow}{(hotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
+                $"resident {resident}: MatchMessage {Figure(single, "batch")}, MatchMessageBatch {Figure(batch, "single")}, thread CPU time per message, {rounds} rounds after {warmUp} of warm-up, gen0 GCs {GC.CollectionCount(0) - gen0}, sizes {(clearedTrades is null ? sizing.ToString() : $"tight, cleared kept {clearedTrades}")}, IDs {(cycledIds ? "cycled" : "fresh each pass")}, index entries a row {RapidFix.Matching.HashIndex.EntriesPerRow}{(hotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
+            // The stream must have cleared as in the setup's check: a duplicate or a rejection means the figure
+            // measured something else (cycled IDs with more trades kept than the stream holds, say).
+            var counters = bench.Counters;
+            if (counters.Duplicates != 0 || counters.Rejected != 0 || counters.TableFull != 0)
+            {
+                output.WriteLine($"the stream did not clear as in the setup: {counters.Duplicates} duplicates, {counters.Rejected} rejected, {counters.TableFull} refused for a full table");
+                return 1;
+            }
+
             if (Environment.GetEnvironmentVariable("MATCH_LOOP_PROBES") == "1")
             {
                 var matcher = (RapidFix.Matching.Matcher)typeof(MatchingBenchmarks).GetField("_matcher", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(bench)!;

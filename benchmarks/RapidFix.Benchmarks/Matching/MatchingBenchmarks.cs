@@ -17,13 +17,26 @@ namespace RapidFix.Benchmarks.Matching;
 /// <see cref="ReadNpr"/> is the cost of reading one parsed FIX message (a net-proceeds AK) into a <see cref="MatchInput"/>.
 /// Static data: 100 investment managers (2 accounts each), 100 brokers, 1,000 securities, generated at setup.
 /// </summary>
+/// <remarks>
+/// Every pass over the stream carries new message IDs (the last 8 bytes of each ID count the passes, rewritten in
+/// the input just matched, while its line is hot): the same stream with the same IDs would meet its own IDs retained
+/// from the pass before as duplicates once more trades are retained than the stream holds. <see cref="Sizing"/>
+/// chooses the matcher's sizes: <see cref="MatcherSizing.ServiceDefaults"/> those the matching service runs with
+/// (only <see cref="MatcherOptions.OpenTrades"/> set: a quarter of it cleared trades retained, 254,096 at a million
+/// resident, and eight message rows for each open and each kept trade), <see cref="MatcherSizing.Tight"/> the benchmark's earlier sizes
+/// (1,024 cleared trades retained, message rows for the resident and streamed trades only).
+/// </remarks>
 public class MatchingBenchmarks
 {
     private const int StreamTrades = 16_384;
     private const int Batch = 7 * 1024;
     private const int ServiceBatch = 256;
 
+    private const int PassSuffixLength = 8;
+
     private Matcher _matcher = null!;
+    private long _pass;              // passes the cursor has completed over the stream
+    private ulong _nextPassSuffix;   // the ID bytes of the pass after the current one
     private MatchInput[] _stream = [];
     private int _next;
     private Sink _sink;
@@ -35,20 +48,26 @@ public class MatchingBenchmarks
     [Params(1_000, 1_000_000)]
     public int Resident { get; set; } = 1_000_000;
 
+    /// <summary>How the matcher's tables are sized (see the remarks).</summary>
+    [Params(MatcherSizing.ServiceDefaults, MatcherSizing.Tight)]
+    public MatcherSizing Sizing { get; set; } = MatcherSizing.ServiceDefaults;
+
     [GlobalSetup]
     public void Setup()
     {
         _dir = Path.Combine(Path.GetTempPath(), "rapidfix-matching-bench-" + Environment.ProcessId.ToString(CultureInfo.InvariantCulture));
         WriteStaticData(_dir);
         var reference = ReferenceData.Load(_dir);
-        _matcher = new Matcher(reference, new MatcherOptions
-        {
-            OpenTrades = Resident + StreamTrades,
-            ClearedTrades = ClearedTrades,
-            Messages = Resident + (StreamTrades + 1024) * 8,
-            Exceptions = 1024,
-            BusinessDate = 20261123,
-        });
+        _matcher = new Matcher(reference, Sizing == MatcherSizing.ServiceDefaults && ClearedTrades is null
+            ? new MatcherOptions { OpenTrades = Resident + StreamTrades, BusinessDate = 20261123 }
+            : new MatcherOptions
+            {
+                OpenTrades = Resident + StreamTrades,
+                ClearedTrades = ClearedTrades ?? 1024,
+                Messages = Resident + (StreamTrades + 1024) * 8,
+                Exceptions = 1024,
+                BusinessDate = 20261123,
+            });
 
         // The resident open trades: one NOE each, keys spread over managers, brokers, securities and sides.
         for (int i = 0; i < Resident; i++)
@@ -83,6 +102,8 @@ public class MatchingBenchmarks
         }
 
         _stream = [.. stream];
+        _pass = 0;
+        _nextPassSuffix = PassSuffix(1);
 
         // One pass to warm up and check that every streamed trade clears.
         long cleared = _sink.Cleared;
@@ -148,10 +169,20 @@ public class MatchingBenchmarks
     public bool ReadNpr() => MessageReader.TryRead(_npr, _nprSender, out _, out _);
 
     /// <summary>
-    /// Cleared trades kept (1,024; <c>--match-loop</c>'s <c>cleared=N</c> changes it to measure what evicting them
-    /// costs: with 0 a trade is freed as it clears, while its records and index entries are still cached).
+    /// Cleared trades kept, with the tight sizes (<c>--match-loop</c>'s <c>cleared=N</c>, to measure what evicting them
+    /// costs: with 0 a trade is freed as it clears, while its records and index entries are still cached); null: as
+    /// <see cref="Sizing"/> says.
     /// </summary>
-    internal int ClearedTrades { get; set; } = 1024;
+    internal int? ClearedTrades { get; set; }
+
+    /// <summary>
+    /// <c>--match-loop</c>'s <c>cycled</c>: the IDs are not rewritten, each pass repeats the last one's (the benchmark
+    /// before fresh IDs; correct only while fewer trades are retained than the stream holds). Measures the rewrite.
+    /// </summary>
+    internal bool CycledIds { get; set; }
+
+    /// <summary>The matcher's counters (<c>--match-loop</c> checks that every pass cleared: no duplicate, no rejection).</summary>
+    internal MatcherCounters Counters => _matcher.Counters;
 
     /// <summary>
     /// <c>--match-loop</c>'s <c>hotinputs</c>: <see cref="MatchMessage"/> prefetches the input 8 ahead (all its
@@ -164,12 +195,19 @@ public class MatchingBenchmarks
     {
         var stream = _stream;
         int next = _next;
+        bool fresh = !CycledIds;
         for (int i = 0; i < count; i++)
         {
             _matcher.Process(in stream[next], ref _sink);
+            if (fresh)
+            {
+                NextPassIds(ref stream[next]);
+            }
+
             if (++next == stream.Length)
             {
                 next = 0;
+                NextPass();
             }
         }
 
@@ -191,9 +229,15 @@ public class MatchingBenchmarks
             }
 
             _matcher.Process(in stream[next], ref _sink);
+            if (!CycledIds)
+            {
+                NextPassIds(ref stream[next]);
+            }
+
             if (++next == stream.Length)
             {
                 next = 0;
+                NextPass();
             }
         }
 
@@ -208,14 +252,57 @@ public class MatchingBenchmarks
         for (int done = 0; done < count; done += ServiceBatch)
         {
             _matcher.Process(stream.AsSpan(next, ServiceBatch), ref _sink);
+            if (!CycledIds)
+            {
+                for (int i = next; i < next + ServiceBatch; i++)
+                {
+                    NextPassIds(ref stream[i]);
+                }
+            }
+
             next += ServiceBatch;
             if (next == stream.Length)
             {
                 next = 0;
+                NextPass();
             }
         }
 
         _next = next;
+    }
+
+    /// <summary>
+    /// Gives a matched input the IDs of the next pass: its ID and message ID end in the same 8 bytes, the pass
+    /// number in hex (one 8-byte store each; <see cref="Bytes32"/>'s bytes are its first field).
+    /// </summary>
+    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    private void NextPassIds(ref MatchInput input)
+    {
+        ulong suffix = _nextPassSuffix;
+        System.Runtime.CompilerServices.Unsafe.WriteUnaligned(
+            ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.CompilerServices.Unsafe.As<Bytes32, byte>(ref input.Id), input.Id.Length - PassSuffixLength), suffix);
+        System.Runtime.CompilerServices.Unsafe.WriteUnaligned(
+            ref System.Runtime.CompilerServices.Unsafe.Add(ref System.Runtime.CompilerServices.Unsafe.As<Bytes32, byte>(ref input.MessageId), input.MessageId.Length - PassSuffixLength), suffix);
+    }
+
+    /// <summary>The cursor wrapped: the inputs now carry the next pass's IDs, and their rewrite the one after.</summary>
+    private void NextPass()
+    {
+        _pass++;
+        _nextPassSuffix = PassSuffix(_pass + 1);
+    }
+
+    /// <summary>The 8 ID bytes of pass <paramref name="pass"/>: its number in hex, as the bytes of a ulong.</summary>
+    private static ulong PassSuffix(long pass)
+    {
+        Span<byte> text = stackalloc byte[PassSuffixLength];
+        for (int i = PassSuffixLength - 1; i >= 0; i--)
+        {
+            text[i] = (byte)"0123456789abcdef"[(int)(pass & 15)];
+            pass >>= 4;
+        }
+
+        return System.Buffers.Binary.BinaryPrimitives.ReadUInt64LittleEndian(text);
     }
 
     /// <summary>The seven messages of trade <paramref name="n"/> (the NOE first).</summary>
@@ -237,7 +324,7 @@ public class MatchingBenchmarks
         common.Price = 2_505_000;
         common.Present = InputFields.TradeDate | InputFields.SettlDate | InputFields.Currency | InputFields.Security | InputFields.Price | InputFields.Quantity;
         var result = new MatchInput[7];
-        string id = prefix + n.ToString(CultureInfo.InvariantCulture);
+        string id = prefix + n.ToString(CultureInfo.InvariantCulture) + "-" + new string('0', PassSuffixLength);
         result[0] = With(common, MessageKind.Noe, "N" + id, eb, 10_000 * Scaled.One);
         for (int a = 0; a < 2; a++)
         {
@@ -338,4 +425,14 @@ public class MatchingBenchmarks
         {
         }
     }
+}
+
+/// <summary>How <see cref="MatchingBenchmarks"/> sizes the matcher's tables.</summary>
+public enum MatcherSizing
+{
+    /// <summary>As the matching service does: only <see cref="MatcherOptions.OpenTrades"/> set, the rest the library's defaults.</summary>
+    ServiceDefaults,
+
+    /// <summary>1,024 cleared trades retained and message rows for the resident and streamed trades only (the earlier benchmark).</summary>
+    Tight,
 }
