@@ -86,7 +86,7 @@ internal static class MatchLoop
                 $"resident {resident}: MatchMessage {Figure(single, "batch")}, MatchMessageBatch {Figure(batch, "single")}, thread CPU time per message, {rounds} rounds after {warmUp} of warm-up, gen0 GCs {GC.CollectionCount(0) - gen0}, sizes {(clearedTrades is null ? sizing.ToString() : $"tight, cleared kept {clearedTrades}")}, IDs {(cycledIds ? "cycled" : "fresh each pass")}, index entries a row {RapidFix.Matching.HashIndex.EntriesPerRow}{(hotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(hugePages ? "advised" : "off")} ({RapidFix.Matching.LargeTables.Advised} tables, {AnonHugeKb()} kB AnonHugePages)"));
             // The stream must have cleared as in the setup's check: a duplicate or a rejection means the figure
             // measured something else (cycled IDs with more trades kept than the stream holds, say).
-            var counters = bench.Counters;
+            var counters = bench.Matcher.Counters;
             if (counters.Duplicates != 0 || counters.Rejected != 0 || counters.TableFull != 0)
             {
                 output.WriteLine($"the stream did not clear as in the setup: {counters.Duplicates} duplicates, {counters.Rejected} rejected, {counters.TableFull} refused for a full table");
@@ -95,7 +95,7 @@ internal static class MatchLoop
 
             if (Environment.GetEnvironmentVariable("MATCH_LOOP_PROBES") == "1")
             {
-                var matcher = (RapidFix.Matching.Matcher)typeof(MatchingBenchmarks).GetField("_matcher", System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(bench)!;
+                var matcher = bench.Matcher;
                 foreach (var name in new[] { "_idIndex", "_tradeIndex" })
                 {
                     var index = (RapidFix.Matching.HashIndex)typeof(RapidFix.Matching.Matcher).GetField(name, System.Reflection.BindingFlags.NonPublic | System.Reflection.BindingFlags.Instance)!.GetValue(matcher)!;
