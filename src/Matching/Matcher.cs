@@ -1292,6 +1292,10 @@ public sealed class Matcher
             _clearedIdCount += ids;
             _clearedRing[(_clearedHead + _clearedCount) % _clearedRing.Length] = new ClearedSpan { First = first, Count = ids, ClearedDay = trade.ClearedDay };
             _clearedCount++;
+
+            // The next retained trade's IDs go to the entries after these, last written a whole ring ago (cold when
+            // many trades are kept): fetched now, so that its writes do not wait for them.
+            PrefetchClearedIds(at, 8);
         }
 
         FreeTrade(t, idsKept: ids > 0);
@@ -1857,6 +1861,21 @@ public sealed class Matcher
 
         _clearedIdHead = (span.First + span.Count) % _clearedIds.Length;
         _clearedIdCount -= span.Count;
+    }
+
+    /// <summary>Starts loading <paramref name="count"/> cleared-ID ring entries from <paramref name="at"/> (a hint: their lines).</summary>
+    private void PrefetchClearedIds(int at, int count)
+    {
+        var ids = _clearedIds;
+        for (int i = 0; i < count; i++)
+        {
+            // The hash lies near the end of an entry: touching it in each of consecutive entries reaches every line.
+            Prefetcher.Touch(ref ids[at].IdHash);
+            if (++at == ids.Length)
+            {
+                at = 0;
+            }
+        }
     }
 
     /// <summary>Stores the message being processed in the row it was resolved into; -1 when no row was free.</summary>
