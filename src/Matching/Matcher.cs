@@ -159,8 +159,11 @@ public sealed class Matcher
     public void Process<TSink>(in MatchInput input, ref TSink sink)
         where TSink : IMatchSink
     {
-        var nothingAhead = default(Lookahead);
-        Process(in input, ref nothingAhead, ref sink);
+        // Prepared here as the batch path prepares it ahead: its index entries and bucket start loading before it is
+        // validated, not after (a message alone has nothing else to overlap them with).
+        var ahead = default(Lookahead);
+        Prepare(in input, ref ahead);
+        Process(in input, ref ahead, ref sink);
     }
 
     /// <summary>One message; <paramref name="ahead"/> holds what the batch path already looked up for it (or nothing).</summary>
@@ -246,9 +249,10 @@ public sealed class Matcher
     private const int AheadMask = 7; // _ahead has 8 entries, more than FarAhead + 1
 
     /// <summary>
-    /// The batch path's look-ahead for one input (nothing in the tables changes): its ID hash (and its reference's),
-    /// the static-data indices validation will look up, its trade and account keys, and a prefetch of the ID and
-    /// trade-key index entries and the account bucket they lead to.
+    /// The look-ahead for one input (nothing in the tables changes), made <see cref="FarAhead"/> inputs ahead on the
+    /// batch path and just before the input one by one: its ID hash (and its reference's), the static-data indices
+    /// validation will look up, its trade and account keys, and a prefetch of the ID and trade-key index entries and
+    /// the account bucket they lead to.
     /// </summary>
     private void Prepare(in MatchInput input, ref Lookahead a)
     {
@@ -265,7 +269,6 @@ public sealed class Matcher
         a.Eb = _ref.FindParticipant(input.ExecutingBroker.Span);
         a.Account = input.Kind != MessageKind.Noe ? _ref.FindAccount(input.Account.Span) : -1;
         a.Security = input.Kind != MessageKind.Set && input.Trans != TransType.Cancel ? _ref.FindSecurity(input.Isin.Span) : -1;
-        a.Ready = true;
         if (input.Trans != TransType.New || a.Im < 0 || a.Eb < 0)
         {
             return;
@@ -301,11 +304,9 @@ public sealed class Matcher
         Prefetcher.Touch(ref Unsafe.Add(ref start, size - 1));
     }
 
-    /// <summary>What the batch path worked out ahead about one input (default: nothing, the one-by-one path).</summary>
+    /// <summary>What <see cref="Prepare"/> worked out about one input before it is processed (the batch path: a few inputs ahead).</summary>
     private struct Lookahead
     {
-        /// <summary>IdHash, Im, Eb, Account and Security are set: the values the one-by-one path computes.</summary>
-        public bool Ready;
         public uint IdHash;
         public int Im;
         public int Eb;
@@ -323,19 +324,9 @@ public sealed class Matcher
     {
         _counters.Messages++;
 
-        // With a million open trades every table lookup is a cache miss: start fetching the ID index entry now, so
-        // that it arrives while the message is validated, and the trade and account entries before they are needed.
-        // (The batch path computed the hash and fetched the entry a few inputs ago.)
-        uint idHash;
-        if (ahead.Ready)
-        {
-            idHash = ahead.IdHash;
-        }
-        else
-        {
-            idHash = IdHash(input.Kind, input.Sender.Span, input.Id.Span);
-            _idIndex.Prefetch(idHash);
-        }
+        // With a million open trades every table lookup is a cache miss: Prepare started fetching the ID index entry
+        // (and a new message's trade-key entry and account bucket) before this, a few inputs ago on the batch path.
+        uint idHash = ahead.IdHash;
 
         ref var m = ref _msgs[_current];
         if (!Resolve(in input, ref m, ref ahead, out var failure))
@@ -469,10 +460,9 @@ public sealed class Matcher
         r.Side = input.Side;
         r.Present = input.Present;
         r.Security = r.Currency = r.SettlCurrency = r.Account = r.Place = -1;
-        // The static-data indices the batch path looked up ahead are the same lookups (static data never changes).
-        bool ready = ahead.Ready;
-        r.Im = ready ? ahead.Im : _ref.FindParticipant(input.InvestmentManager.Span);
-        r.Eb = ready ? ahead.Eb : _ref.FindParticipant(input.ExecutingBroker.Span);
+        // The static-data indices Prepare looked up (static data never changes, so ahead of time is the same).
+        r.Im = ahead.Im;
+        r.Eb = ahead.Eb;
 
         // The sender is one of the two parties on every valid message: compare bytes before looking it up.
         r.Sender = input.Sender.SameBytes(in input.ExecutingBroker) ? r.Eb
@@ -503,7 +493,7 @@ public sealed class Matcher
 
         if (input.Kind != MessageKind.Noe)
         {
-            r.Account = ready ? ahead.Account : _ref.FindAccount(input.Account.Span);
+            r.Account = ahead.Account;
             if (r.Account < 0 || _ref.AccountManager(r.Account) != r.Im)
             {
                 return Fail(out f, ExceptionReason.StaticData, Criterion.Account, input.Kind == MessageKind.Set ? 448 : 79, FailureValue.Text);
@@ -531,7 +521,7 @@ public sealed class Matcher
         }
 
         // Static data holds only ISINs whose check digit is valid (checked at load), so a known ISIN is a valid one.
-        if ((r.Security = ready ? ahead.Security : _ref.FindSecurity(input.Isin.Span)) < 0)
+        if ((r.Security = ahead.Security) < 0)
         {
             return Fail(out f, ExceptionReason.StaticData, Criterion.Security, 48, FailureValue.Text);
         }
@@ -2219,8 +2209,8 @@ public sealed class Matcher
     /// <summary>Computes message <paramref name="m"/>'s trade and account keys and starts fetching the index entry and bucket it will look up.</summary>
     private void PrefetchKeys(ref MessageRecord m, ref Lookahead ahead)
     {
-        // Computed once for the message's lifetime (lookups now, waiting-SET chains later); the batch path computed
-        // them ahead for a new message, and has fetched the entry and bucket they lead to.
+        // Computed once for the message's lifetime (lookups now, waiting-SET chains later); Prepare computed them for
+        // a new message, and has fetched the entry and bucket they lead to.
         if (ahead.KeysReady)
         {
             m.KeyHash = ahead.KeyHash;
