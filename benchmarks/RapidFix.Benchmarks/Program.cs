@@ -34,15 +34,14 @@ public static class Program
             int rounds = args.Length > 2 ? int.Parse(args[2], System.Globalization.CultureInfo.InvariantCulture) : 101;
             // Options after the rounds: nohuge (tables on 4 KB pages), hotinputs (the inputs prefetched ahead),
             // tight (the benchmark's tight sizes, not the service's), cleared=N (tight, N cleared trades kept),
-            // cycled (IDs repeated each pass), index=N (ID index entries a row, HashIndex.EntriesPerRow): MatchLoop.
+            // cycled (IDs repeated each pass), index=N (ID index entries a row, Matcher.IdIndexEntriesPerRow); after
+            // "vs", a second configuration measured in the same process, rounds alternated with the first: MatchLoop.
             var options = args.Skip(3).ToArray();
-            var cleared = options.FirstOrDefault(o => o.StartsWith("cleared=", StringComparison.Ordinal));
-            var index = options.FirstOrDefault(o => o.StartsWith("index=", StringComparison.Ordinal));
-            return Matching.MatchLoop.Run(resident, rounds, !options.Contains("nohuge"), Console.Out, options.Contains("hotinputs"),
-                cleared is null ? null : int.Parse(cleared["cleared=".Length..], System.Globalization.CultureInfo.InvariantCulture),
-                index is null ? 0 : int.Parse(index["index=".Length..], System.Globalization.CultureInfo.InvariantCulture),
-                options.Contains("tight") ? Matching.MatcherSizing.Tight : Matching.MatcherSizing.ServiceDefaults,
-                options.Contains("cycled"));
+            int vs = Array.IndexOf(options, "vs");
+            var first = Matching.MatchLoop.Config.Parse(vs < 0 ? options : options[..vs]);
+            return vs < 0
+                ? Matching.MatchLoop.Run(resident, rounds, first, Console.Out)
+                : Matching.MatchLoop.Compare(resident, rounds, first, Matching.MatchLoop.Config.Parse(options[(vs + 1)..]), Console.Out);
         }
 
         var summaries = BenchmarkSwitcher.FromAssembly(typeof(Program).Assembly).Run(args, BenchmarkConfig.Create());

@@ -9,7 +9,7 @@ namespace RapidFix.Matching;
 /// growing. The ID and trade-key indices are what a message touches at random in a matcher holding a million open
 /// trades, and what decides their cost is how far a probe walks: every step is a compare whose outcome the processor
 /// cannot predict, and a walk that leaves the cache line its start was fetched into waits for memory again. So the
-/// index is kept sparse (at most one row in <see cref="EntriesPerRow"/> entries, so a probe usually ends at its first
+/// index is kept sparse (at most one row in <see cref="DefaultEntriesPerRow"/> entries, unless the owner chooses otherwise, so a probe usually ends at its first
 /// entry) and its entries small (4 bytes), which pays for the sparseness. An entry packs the row (+1; 0 is empty),
 /// its distance from where its probe starts (so that removal's backward shift needs no hash; a distance too large
 /// for its field asks the owner for the row's hash) and the hash's top bits (a tag). A lookup yields the rows whose
@@ -21,14 +21,11 @@ namespace RapidFix.Matching;
 internal sealed class HashIndex
 {
     /// <summary>
-    /// Entries per row the index is sized for, rounded up to a power of two: a load of at most 1/4 (in the
-    /// benchmark's ID index 0.14). At power-of-two row counts that is the bytes 8-byte entries at 1.5 a row took;
-    /// between them the rounding can make it up to twice that (docs/matching.md, Sizing). Measured
-    /// at a million open trades (docs/matching.md, tenth round): the batch path took about 250 ns a message with the
-    /// ID index at a load of 0.55 and 200-210 ns at 0.14. Settable for measurements (<c>--match-loop ... index=N</c>);
-    /// read when an index is created.
+    /// Entries per row an index is sized for unless its owner says otherwise, rounded up to a power of two: a load of
+    /// at most 1/4 with every row present. Measured at a million open trades (docs/matching.md, tenth round): the
+    /// batch path took about 250 ns a message with the ID index at a load of 0.55 and 200-210 ns at 0.14.
     /// </summary>
-    internal static int EntriesPerRow { get; set; } = 4;
+    internal const int DefaultEntriesPerRow = 4;
 
     private const int DistanceBits = 4;
     private const uint Saturated = (1u << DistanceBits) - 1;
@@ -42,16 +39,16 @@ internal sealed class HashIndex
 
     /// <summary>
     /// An index for at most <paramref name="rows"/> rows at once, numbered from 0 to less than <paramref name="rowLimit"/>,
-    /// with <paramref name="spread"/> times <see cref="EntriesPerRow"/> entries a row; <paramref name="rowHash"/> gives
+    /// with <paramref name="entriesPerRow"/> entries a row (at least 2), rounded up to a power of two; <paramref name="rowHash"/> gives
     /// the hash a row was added under (called only for an entry 15 or more places from where its probe starts: rare
     /// at this load).
     /// </summary>
-    public HashIndex(int rows, int rowLimit, Func<int, uint> rowHash, int spread = 1)
+    public HashIndex(int rows, int rowLimit, Func<int, uint> rowHash, int entriesPerRow = DefaultEntriesPerRow)
     {
         ArgumentNullException.ThrowIfNull(rowHash);
         ArgumentOutOfRangeException.ThrowIfLessThan(rowLimit, rows);
-        ArgumentOutOfRangeException.ThrowIfLessThan(spread, 1);
-        long wanted = Math.Max(16L, (long)rows * Math.Max(2, EntriesPerRow) * spread);
+        ArgumentOutOfRangeException.ThrowIfLessThan(entriesPerRow, 2);
+        long wanted = Math.Max(16L, (long)rows * entriesPerRow);
         if (wanted > 1L << 30)
         {
             throw new ArgumentOutOfRangeException(nameof(rows), rows, "too many rows for one index");

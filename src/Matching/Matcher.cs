@@ -91,19 +91,29 @@ public sealed class Matcher
         }
 
         _scratchRow = messages;
-        // The trade-key index has one row a trade (the ID index about twelve): twice as sparse costs 16 bytes a trade
-        // and takes a few ns off the six messages of seven that look a trade up (docs/matching.md, tenth round).
-        _tradeIndex = new HashIndex(trades, trades, t => _trades[t].KeyHash, spread: 2);
+        // The trade-key index has one row a trade (the ID index about twelve): twice as sparse as the default costs 16
+        // bytes a trade and takes a few ns off the six messages of seven that look a trade up (docs/matching.md,
+        // tenth round).
+        _tradeIndex = new HashIndex(trades, trades, t => _trades[t].KeyHash, TradeIndexEntriesPerTrade);
         int clearedIds = ClearedIdCapacity(options.ResolvedClearedTrades);
 
         // One ID index for stored messages and the IDs of retained cleared trades (row _msgs.Length + ring position).
-        _idIndex = new HashIndex(messages + clearedIds, messages + 1 + clearedIds, IdHashOfRow);
+        _idIndex = new HashIndex(messages + clearedIds, messages + 1 + clearedIds, IdHashOfRow, IdIndexEntriesPerRow);
         _accountBuckets = Buckets(2 * (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(trades, 16)));
         _accountMask = (uint)(_accountBuckets.Length / 2 - 1);
         _clearedRing = new ClearedSpan[options.ResolvedClearedTrades];
         _clearedIds = LargeTables.Allocate<ClearedId>(clearedIds);
         _exceptions = new ExceptionQueue(options.Exceptions);
     }
+
+    /// <summary>Trade-key index entries a trade (<see cref="HashIndex"/>).</summary>
+    internal const int TradeIndexEntriesPerTrade = 8;
+
+    /// <summary>
+    /// ID index entries a row of the message table and the cleared-ID ring (<see cref="HashIndex"/>). Settable for
+    /// measurements (<c>--match-loop ... index=N</c>); read when a matcher is created.
+    /// </summary>
+    internal static int IdIndexEntriesPerRow { get; set; } = HashIndex.DefaultEntriesPerRow;
 
     /// <summary>The static data messages are validated against.</summary>
     public ReferenceData Reference => _ref;

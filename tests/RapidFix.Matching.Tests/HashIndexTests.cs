@@ -103,6 +103,10 @@ public sealed class HashIndexTests
         var matcher = Demo.NewMatcher(openTrades: 1000, clearedTrades: 250, messages: 10_000);
         Assert.True(matcher.IdIndex.Size >= 4 * (10_000 + 1 + Matcher.ClearedIdCapacity(250)), $"ID index {matcher.IdIndex.Size}");
         Assert.True(matcher.TradeIndex.Size >= 8 * 1000, $"trade-key index {matcher.TradeIndex.Size}");
+
+        // An owner may choose another density, never under two entries a row (a probe must find an empty entry).
+        Assert.InRange(new HashIndex(1_000_000, 1_000_001, _ => 0, entriesPerRow: 2).Size, 2 * 1_000_000, 4 * 1_000_000);
+        Assert.Throws<ArgumentOutOfRangeException>(() => new HashIndex(1_000, 1_000, _ => 0, entriesPerRow: 1));
     }
 
     [Fact]
