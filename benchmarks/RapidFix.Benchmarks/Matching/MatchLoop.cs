@@ -23,19 +23,21 @@ internal static class MatchLoop
     private static readonly int DefaultEntriesPerRow = Matcher.IdIndexEntriesPerRow;
 
     /// <summary>One configuration of the loop's matcher and stream.</summary>
-    internal sealed record Config(bool HugePages, bool HotInputs, int? ClearedTrades, int EntriesPerRow, MatcherSizing Sizing, bool CycledIds)
+    internal sealed record Config(bool HugePages, bool HotInputs, int? ClearedTrades, int EntriesPerRow, MatcherSizing Sizing, bool CycledIds, int ResidentIds)
     {
         /// <summary>
         /// nohuge: the tables on 4 KB pages (<see cref="LargeTables"/>); hotinputs: each input prefetched 8 ahead in the
         /// one-by-one loop; tight: the benchmark's tight sizes instead of the service's (<see cref="MatcherSizing"/>);
         /// cleared=N: tight, N cleared trades kept; cycled: the IDs repeat each pass
         /// (<see cref="MatchingBenchmarks.CycledIds"/>); index=N: the ID index sized for N entries a row, at least 2
-        /// (<see cref="Matcher.IdIndexEntriesPerRow"/>; the trade-key index keeps its size).
+        /// (<see cref="Matcher.IdIndexEntriesPerRow"/>; the trade-key index keeps its size); ids=N: each resident trade
+        /// holds N IDs (<see cref="MatchingBenchmarks.ResidentIds"/>).
         /// </summary>
         public static Config Parse(string[] options)
         {
             int? cleared = null;
             int index = 0;
+            int ids = 1;
             foreach (var o in options)
             {
                 if (o.StartsWith("cleared=", StringComparison.Ordinal))
@@ -46,14 +48,18 @@ internal static class MatchLoop
                 {
                     index = int.Parse(o["index=".Length..], CultureInfo.InvariantCulture);
                 }
+                else if (o.StartsWith("ids=", StringComparison.Ordinal))
+                {
+                    ids = int.Parse(o["ids=".Length..], CultureInfo.InvariantCulture);
+                }
                 else if (o is not ("nohuge" or "hotinputs" or "tight" or "cycled"))
                 {
-                    throw new ArgumentException($"--match-loop: unknown option '{o}' (nohuge, hotinputs, tight, cleared=N, cycled, index=N, vs)");
+                    throw new ArgumentException($"--match-loop: unknown option '{o}' (nohuge, hotinputs, tight, cleared=N, cycled, index=N, ids=N, vs)");
                 }
             }
 
             return new Config(!options.Contains("nohuge"), options.Contains("hotinputs"), cleared, index,
-                options.Contains("tight") ? MatcherSizing.Tight : MatcherSizing.ServiceDefaults, options.Contains("cycled"));
+                options.Contains("tight") ? MatcherSizing.Tight : MatcherSizing.ServiceDefaults, options.Contains("cycled"), ids);
         }
 
         /// <summary>The benchmark set up for this configuration (the static settings it reads are set first).</summary>
@@ -61,13 +67,13 @@ internal static class MatchLoop
         {
             LargeTables.HugePages = HugePages;
             Matcher.IdIndexEntriesPerRow = EntriesPerRow > 0 ? EntriesPerRow : DefaultEntriesPerRow;
-            var bench = new MatchingBenchmarks { Resident = resident, HotInputs = HotInputs, ClearedTrades = ClearedTrades, Sizing = Sizing, CycledIds = CycledIds };
+            var bench = new MatchingBenchmarks { Resident = resident, HotInputs = HotInputs, ClearedTrades = ClearedTrades, Sizing = Sizing, CycledIds = CycledIds, ResidentIds = ResidentIds };
             bench.Setup();
             return bench;
         }
 
         public override string ToString() => string.Create(CultureInfo.InvariantCulture,
-            $"sizes {(ClearedTrades is null ? Sizing.ToString() : $"tight, cleared kept {ClearedTrades}")}, IDs {(CycledIds ? "cycled" : "fresh each pass")}, ID index entries a row {(EntriesPerRow > 0 ? EntriesPerRow : DefaultEntriesPerRow)}{(HotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(HugePages ? "advised" : "off")}");
+            $"sizes {(ClearedTrades is null ? Sizing.ToString() : $"tight, cleared kept {ClearedTrades}")}, IDs {(CycledIds ? "cycled" : "fresh each pass")}, {ResidentIds} a resident trade, ID index entries a row {(EntriesPerRow > 0 ? EntriesPerRow : DefaultEntriesPerRow)}{(HotInputs ? ", inputs prefetched" : string.Empty)}, huge pages {(HugePages ? "advised" : "off")}");
     }
 
     public static int Run(int resident, int rounds, Config config, TextWriter output)

@@ -65,16 +65,27 @@ public class MatchingBenchmarks
             {
                 OpenTrades = Resident + StreamTrades,
                 ClearedTrades = ClearedTrades ?? 1024,
-                Messages = Resident + (StreamTrades + 1024) * 8,
+                Messages = Resident * ResidentIds + (StreamTrades + 1024) * 8,
                 Exceptions = 1024,
                 BusinessDate = 20261123,
             });
 
-        // The resident open trades: one NOE each, keys spread over managers, brokers, securities and sides.
+        // The resident open trades: one NOE each, keys spread over managers, brokers, securities and sides (replaced
+        // ResidentIds - 1 times: each replaced NOE keeps its row and ID, as history).
         for (int i = 0; i < Resident; i++)
         {
             var noe = Trade(i, prefix: "R")[0];
             _matcher.Process(in noe, ref _sink);
+            for (int r = 1; r < ResidentIds; r++)
+            {
+                var replace = noe;
+                replace.Trans = TransType.Replace;
+                replace.RefId = noe.Id;
+                replace.Id.TrySet(Encoding.ASCII.GetBytes("N" + r.ToString(CultureInfo.InvariantCulture) + "R" + i.ToString(CultureInfo.InvariantCulture)));
+                replace.MessageId = replace.Id;
+                _matcher.Process(in replace, ref _sink);
+                noe = replace;
+            }
         }
 
         if (_matcher.OpenTrades != Resident || _sink.Rejected != 0)
@@ -175,6 +186,12 @@ public class MatchingBenchmarks
     /// <see cref="Sizing"/> says.
     /// </summary>
     internal int? ClearedTrades { get; set; }
+
+    /// <summary>
+    /// <c>--match-loop</c>'s <c>ids=N</c>: each resident trade holds N IDs (its NOE replaced N - 1 times), to measure
+    /// the ID index at the load a service whose open trades hold more of their messages has. 1 in the benchmark.
+    /// </summary>
+    internal int ResidentIds { get; set; } = 1;
 
     /// <summary>
     /// <c>--match-loop</c>'s <c>cycled</c>: the IDs are not rewritten, each pass repeats the last one's (the benchmark
