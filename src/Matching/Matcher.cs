@@ -1272,7 +1272,7 @@ public sealed class Matcher
 
         if (ids > 0)
         {
-            int first = (_clearedIdHead + _clearedIdCount) % _clearedIds.Length;
+            int first = Wrap(_clearedIdHead + _clearedIdCount, _clearedIds.Length);
             int at = first;
             long number = trade.Number;
             KeepId(trade.Noe, number, ref at);
@@ -1290,7 +1290,7 @@ public sealed class Matcher
             }
 
             _clearedIdCount += ids;
-            _clearedRing[(_clearedHead + _clearedCount) % _clearedRing.Length] = new ClearedSpan { First = first, Count = ids, ClearedDay = trade.ClearedDay };
+            _clearedRing[Wrap(_clearedHead + _clearedCount, _clearedRing.Length)] = new ClearedSpan { First = first, Count = ids, ClearedDay = trade.ClearedDay };
             _clearedCount++;
 
             // The next retained trade's IDs go to the entries after these, last written a whole ring ago (cold when
@@ -1833,7 +1833,7 @@ public sealed class Matcher
     private void DropOldestCleared()
     {
         var span = _clearedRing[_clearedHead];
-        _clearedHead = (_clearedHead + 1) % _clearedRing.Length;
+        _clearedHead = Wrap(_clearedHead + 1, _clearedRing.Length);
         _clearedCount--;
 
         // The next trade's index entries are fetched now (one eviction ahead), so that its removals do not wait.
@@ -1859,9 +1859,13 @@ public sealed class Matcher
             }
         }
 
-        _clearedIdHead = (span.First + span.Count) % _clearedIds.Length;
+        _clearedIdHead = Wrap(span.First + span.Count, _clearedIds.Length);
         _clearedIdCount -= span.Count;
     }
+
+    /// <summary>A ring position: <paramref name="sum"/> (of a position and a count, each under <paramref name="length"/>) modulo the ring's length, without a division.</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private static int Wrap(int sum, int length) => sum >= length ? sum - length : sum;
 
     /// <summary>Starts loading <paramref name="count"/> cleared-ID ring entries from <paramref name="at"/> (a hint: their lines).</summary>
     private void PrefetchClearedIds(int at, int count)
