@@ -217,8 +217,9 @@ public sealed class Matcher
     /// batch touch the same trade. What differs is when the work that needs no table state is done: an input's ID
     /// hash, its static-data indices (participants, account, security) and its trade and account keys are computed
     /// <see cref="FarAhead"/> inputs ahead, and the index entries and bucket they lead to are prefetched then, so
-    /// that their cache misses overlap the matching of the inputs before it; the row the next input is resolved
-    /// into is prefetched one input ahead. The look-ahead reads only immutable static data and issues prefetches (a
+    /// that their cache misses overlap the matching of the inputs before it; the input's own lines are prefetched
+    /// <see cref="InputsAhead"/> inputs ahead, and the row the next input is resolved into one input ahead. The
+    /// look-ahead reads only immutable static data and issues prefetches (a
     /// hint that changes nothing); the lookups it makes are the ones validation would make, so the input is then
     /// validated with them instead of making them again. A sink that throws stops the batch at that input, as a loop
     /// would.
@@ -232,8 +233,19 @@ public sealed class Matcher
             Prepare(in batch[j], ref _ahead[j & AheadMask], idFirst: false);
         }
 
+        for (int j = FarAhead; j < n && j < InputsAhead; j++)
+        {
+            TouchLines(ref Unsafe.AsRef(in batch[j]));
+        }
+
         for (int i = 0; i < n; i++)
         {
+            // The input Prepare will read FarAhead inputs from now: the caller's inputs need not be cached.
+            if (i + InputsAhead < n)
+            {
+                TouchLines(ref Unsafe.AsRef(in batch[i + InputsAhead]));
+            }
+
             if (i + FarAhead < n)
             {
                 Prepare(in batch[i + FarAhead], ref _ahead[(i + FarAhead) & AheadMask], idFirst: false);
@@ -257,6 +269,9 @@ public sealed class Matcher
     internal const int FarAhead = 4;
 
     private const int AheadMask = 7; // _ahead has 8 entries, more than FarAhead + 1
+
+    /// <summary>How many inputs ahead the batch path prefetches an input's own lines (so that Prepare finds them cached).</summary>
+    internal const int InputsAhead = 2 * FarAhead;
 
     /// <summary>
     /// The look-ahead for one input (nothing in the tables changes), made <see cref="FarAhead"/> inputs ahead on the
