@@ -9,8 +9,9 @@ namespace RapidFix.Matching;
 /// growing. The ID and trade-key indices are what a message touches at random in a matcher holding a million open
 /// trades, and what decides their cost is how far a probe walks: every step is a compare whose outcome the processor
 /// cannot predict, and a walk that leaves the cache line its start was fetched into waits for memory again. So the
-/// index is kept sparse (at most one row in <see cref="DefaultEntriesPerRow"/> entries, unless the owner chooses otherwise, so a probe usually ends at its first
-/// entry) and its entries small (4 bytes), which pays for the sparseness. An entry packs the row (+1; 0 is empty),
+/// index is kept sparse (by default at most one row in <see cref="DefaultEntriesPerRow"/> entries, its owner may
+/// choose another density, so a probe usually ends at its first entry) and its entries small (4 bytes), which pays for the
+/// sparseness. An entry packs the row (+1; 0 is empty),
 /// its distance from where its probe starts (so that removal's backward shift needs no hash; a distance too large
 /// for its field asks the owner for the row's hash) and the hash's top bits (a tag). A lookup yields the rows whose
 /// tag and probe start agree with the hash: nearly only the right ones, and the caller compares the row's content

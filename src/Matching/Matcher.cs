@@ -176,7 +176,7 @@ public sealed class Matcher
         Process(in input, ref ahead, ref sink);
     }
 
-    /// <summary>One message; <paramref name="ahead"/> holds what the batch path already looked up for it (or nothing).</summary>
+    /// <summary>One message; <paramref name="ahead"/> holds what <see cref="Prepare"/> worked out for it.</summary>
     private void Process<TSink>(in MatchInput input, ref Lookahead ahead, ref TSink sink)
         where TSink : IMatchSink
     {
@@ -311,7 +311,7 @@ public sealed class Matcher
             return;
         }
 
-        // The keys the record will have if the input is valid (PrefetchKeys takes them instead of computing them
+        // The keys the record will have if the input is valid (SetKeys takes them instead of computing them
         // again): a NOE has no account, a SET no security or trade date.
         bool set = input.Kind == MessageKind.Set;
         a.KeyHash = TradeKey(a.Im, a.Eb, input.Side, set ? -1 : a.Security, set ? 0 : input.TradeDate);
@@ -378,7 +378,7 @@ public sealed class Matcher
         }
 
         m.IdHash = idHash;
-        PrefetchKeys(ref m, ref ahead);
+        SetKeys(ref m, ref ahead);
         int existing = FindId(m.Kind, m.Sender, input.Id.Span, idHash);
         if (existing >= 0)
         {
@@ -2252,11 +2252,11 @@ public sealed class Matcher
         return h;
     }
 
-    /// <summary>Computes message <paramref name="m"/>'s trade and account keys and starts fetching the index entry and bucket it will look up.</summary>
-    private void PrefetchKeys(ref MessageRecord m, ref Lookahead ahead)
+    /// <summary>Gives message <paramref name="m"/> its trade and account keys (those Prepare computed, when it did).</summary>
+    private void SetKeys(ref MessageRecord m, ref Lookahead ahead)
     {
-        // Computed once for the message's lifetime (lookups now, waiting-SET chains later); Prepare computed them for
-        // a new message, and has fetched the entry and bucket they lead to.
+        // Computed once for the message's lifetime (lookups now, waiting-SET chains later). Prepare computed them for
+        // every valid new message and fetched the entry and bucket they lead to; a replace or cancel computes them here.
         if (ahead.KeysReady)
         {
             m.KeyHash = ahead.KeyHash;
@@ -2266,20 +2266,6 @@ public sealed class Matcher
 
         m.KeyHash = TradeKey(m.Im, m.Eb, m.Side, m.Security, m.TradeDate);
         m.AccountHash = AccountKey(m.Im, m.Eb, m.Side, m.Account);
-        if (m.Trans != TransType.New)
-        {
-            return;
-        }
-
-        if (m.Kind != MessageKind.Set)
-        {
-            _tradeIndex.Prefetch(m.KeyHash);
-        }
-
-        if (m.Kind != MessageKind.Noe)
-        {
-            Prefetcher.Touch(ref _accountBuckets[PendingHead(m.AccountHash)]);
-        }
     }
 
     // ---- answers ------------------------------------------------------------------------------------------------
