@@ -1,5 +1,7 @@
 using System.Numerics;
 using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
+using System.Runtime.Intrinsics;
 using System.Runtime.Intrinsics.X86;
 
 namespace RapidFix.Matching;
@@ -37,25 +39,20 @@ internal sealed class HashIndex
     private readonly uint _rowMask;
     private readonly uint _tagMask; // the hash's top bits, kept in place in the entry (0 when no bit is left)
     private readonly Func<int, uint> _rowHash;
+    private readonly Func<int, bool>? _rowIsDead;
 
     /// <summary>
     /// An index for at most <paramref name="rows"/> rows at once, numbered from 0 to less than <paramref name="rowLimit"/>,
     /// with <paramref name="entriesPerRow"/> entries a row (at least 2), rounded up to a power of two; <paramref name="rowHash"/> gives
     /// the hash a row was added under (called only for an entry 15 or more places from where its probe starts: rare
-    /// at this load).
+    /// at this load). An owner whose rows can die while their entries stay (<see cref="Sweep"/> removes them
+    /// later) passes <paramref name="rowIsDead"/>: a dead row's hash is never asked for, and the diagnostics skip it.
     /// </summary>
-    public HashIndex(int rows, int rowLimit, Func<int, uint> rowHash, int entriesPerRow = DefaultEntriesPerRow)
+    public HashIndex(int rows, int rowLimit, Func<int, uint> rowHash, int entriesPerRow = DefaultEntriesPerRow, Func<int, bool>? rowIsDead = null)
     {
         ArgumentNullException.ThrowIfNull(rowHash);
         ArgumentOutOfRangeException.ThrowIfLessThan(rowLimit, rows);
-        ArgumentOutOfRangeException.ThrowIfLessThan(entriesPerRow, 2);
-        long wanted = Math.Max(16L, (long)rows * entriesPerRow);
-        if (wanted > 1L << 30)
-        {
-            throw new ArgumentOutOfRangeException(nameof(rows), rows, "too many rows for one index");
-        }
-
-        int size = (int)BitOperations.RoundUpToPowerOf2((uint)wanted);
+        int size = SizeFor(rows, entriesPerRow);
         _rowBits = 32 - BitOperations.LeadingZeroCount((uint)rowLimit); // row + 1 is at most rowLimit
         if (_rowBits + DistanceBits > 32)
         {
@@ -68,6 +65,20 @@ internal sealed class HashIndex
         int tagShift = _rowBits + DistanceBits;
         _tagMask = tagShift >= 32 ? 0 : ~0u << tagShift;
         _rowHash = rowHash;
+        _rowIsDead = rowIsDead;
+    }
+
+    /// <summary>The entries an index for <paramref name="rows"/> rows at <paramref name="entriesPerRow"/> entries a row has (a power of two).</summary>
+    public static int SizeFor(int rows, int entriesPerRow = DefaultEntriesPerRow)
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(entriesPerRow, 2);
+        long wanted = Math.Max(16L, (long)rows * entriesPerRow);
+        if (wanted > 1L << 30)
+        {
+            throw new ArgumentOutOfRangeException(nameof(rows), rows, "too many rows for one index");
+        }
+
+        return (int)BitOperations.RoundUpToPowerOf2((uint)wanted);
     }
 
     /// <summary>Entries in the index (4 bytes each).</summary>
@@ -152,6 +163,78 @@ internal sealed class HashIndex
             return false;
         }
 
+        RemoveAt(hole);
+        return true;
+    }
+
+    /// <summary>
+    /// Removes the entries of dead rows among the <paramref name="count"/> entries from <paramref name="from"/> on
+    /// (cyclically; both multiples of 8) and returns where the next sweep starts: the rows <paramref name="window"/>
+    /// numbers whose number lies outside its live window. An owner that lets rows die without removing their
+    /// entries (a random access each) sweeps the index in order instead, a few entries at a time: sequential reads,
+    /// eight entries tested at once, and the next sweep's lines prefetched.
+    /// </summary>
+    [MethodImpl(MethodImplOptions.AggressiveOptimization)] // its tier-0 code (OSR patchpoints in the loop) stayed in use: docs/matching.md, thirteenth round
+    public int Sweep(int from, int count, in RowWindow window)
+    {
+        var entries = _entries;
+        ref uint first = ref MemoryMarshal.GetArrayDataReference(entries);
+        var rowMask = Vector256.Create(_rowMask);
+        var one = Vector256.Create(1);
+        var lastLive = Vector256.Create(window.First - 1);
+        var origin = Vector256.Create(window.First + window.Start);
+        var span = Vector256.Create(window.Span);
+        var countLess1 = Vector256.Create(window.Count - 1);
+        int i = from & _mask;
+        for (int n = 0; n < count; n += Vector256<uint>.Count)
+        {
+            // Positions advance eight at a time from a multiple of 8 (the size is a power of two, at least 16).
+            while (true)
+            {
+                var row = (Vector256.LoadUnsafe(ref first, (nuint)i) & rowMask).AsInt32() - one; // -1: empty
+                var number = row - origin;
+                number += Vector256.LessThan(number, Vector256<int>.Zero) & span;
+                uint dead = (Vector256.GreaterThan(row, lastLive) & Vector256.GreaterThan(number, countLess1)).ExtractMostSignificantBits();
+                if (dead == 0)
+                {
+                    break;
+                }
+
+                // Dead entries go, first to last; when a removal shifts entries back (rare at this load: the next
+                // entry is empty) the eight are tested again.
+                do
+                {
+                    int hole = i + BitOperations.TrailingZeroCount(dead);
+                    if (entries[(hole + 1) & _mask] != 0)
+                    {
+                        RemoveAt(hole);
+                        goto Retest;
+                    }
+
+                    entries[hole] = 0;
+                    dead &= dead - 1;
+                }
+                while (dead != 0);
+
+                break;
+            Retest:;
+            }
+
+            i = (i + Vector256<uint>.Count) & _mask;
+        }
+
+        // The next sweep's entries (read a trade or so from now): one prefetch a line.
+        for (int n = 0; n < count; n += 16)
+        {
+            Prefetcher.Touch(ref entries[(i + n) & _mask]);
+        }
+
+        return i;
+    }
+
+    /// <summary>Empties entry <paramref name="hole"/> and shifts the entries after it back where their probes allow.</summary>
+    private void RemoveAt(int hole)
+    {
         // Backward shift: an entry further on moves into the hole unless its probe starts after the hole (cyclically).
         int j = hole;
         while (true)
@@ -173,7 +256,6 @@ internal sealed class HashIndex
         }
 
         _entries[hole] = 0;
-        return true;
     }
 
     /// <summary>
@@ -186,7 +268,7 @@ internal sealed class HashIndex
         for (int i = 0; i < _entries.Length; i++)
         {
             uint e = _entries[i];
-            if (e != 0)
+            if (e != 0 && !IsDead(e))
             {
                 used++;
                 displacement += DistanceAt(e, i);
@@ -206,9 +288,9 @@ internal sealed class HashIndex
         for (int i = 0; i < _entries.Length; i++)
         {
             uint e = _entries[i];
-            if (e == 0)
+            if (e == 0 || IsDead(e))
             {
-                continue;
+                continue; // a dead row's entry only waits for a sweep
             }
 
             int row = (int)(e & _rowMask) - 1;
@@ -235,6 +317,32 @@ internal sealed class HashIndex
 
         return null;
     }
+
+    /// <summary>Live entries (tests and measurements: dead rows' entries not counted).</summary>
+    internal int Count()
+    {
+        int n = 0;
+        foreach (uint e in _entries)
+        {
+            n += e != 0 && !IsDead(e) ? 1 : 0;
+        }
+
+        return n;
+    }
+
+    /// <summary>Entries of dead rows still in the index (tests and measurements).</summary>
+    internal int DeadCount()
+    {
+        int n = 0;
+        foreach (uint e in _entries)
+        {
+            n += e != 0 && IsDead(e) ? 1 : 0;
+        }
+
+        return n;
+    }
+
+    private bool IsDead(uint e) => _rowIsDead is not null && _rowIsDead((int)(e & _rowMask) - 1);
 
     /// <summary>Where <paramref name="row"/> (added under <paramref name="hash"/>) lies, or -1.</summary>
     private int Find(uint hash, int row)
@@ -267,8 +375,15 @@ internal sealed class HashIndex
             return (int)distance;
         }
 
-        // Rare: too far for the field; the owner knows the hash the row was added under.
-        return (at - Start(_rowHash((int)(e & _rowMask) - 1))) & _mask;
+        // Rare: too far for the field; the owner knows the hash the row was added under. A dead row's hash may be
+        // gone: its entry may move back anywhere (nothing looks it up; a sweep removes it).
+        int row = (int)(e & _rowMask) - 1;
+        if (_rowIsDead is not null && _rowIsDead(row))
+        {
+            return _mask;
+        }
+
+        return (at - Start(_rowHash(row))) & _mask;
     }
 
     /// <summary>The bits of <paramref name="value"/> above the row and distance fields (a hash's tag, or an entry's), in place.</summary>
@@ -277,6 +392,27 @@ internal sealed class HashIndex
 
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private uint Distance(int distance) => (uint)Math.Min(distance, (int)Saturated) << _rowBits;
+}
+
+/// <summary>
+/// Rows <see cref="First"/> to <see cref="First"/> + <see cref="Span"/> - 1 of a <see cref="HashIndex"/> numbered
+/// cyclically from <see cref="First"/> (number = row - First); those whose number lies in the window of
+/// <see cref="Count"/> numbers from <see cref="Start"/> (cyclically) are live, the others of the range dead (their
+/// entries wait for <see cref="HashIndex.Sweep"/>). Rows below <see cref="First"/> are always live.
+/// </summary>
+internal readonly record struct RowWindow(int First, int Span, int Start, int Count)
+{
+    /// <summary>True when <paramref name="row"/>'s entry only waits to be removed.</summary>
+    public bool IsDead(int row)
+    {
+        int number = row - First - Start;
+        if (number < 0)
+        {
+            number += Span;
+        }
+
+        return row >= First && number >= Count;
+    }
 }
 
 /// <summary>Software prefetch: independent cache misses of one message overlap instead of following each other.</summary>

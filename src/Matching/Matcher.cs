@@ -27,9 +27,13 @@ public sealed class Matcher
     private readonly int[] _accountBuckets; // per bucket: [2b] waiting SETs, [2b + 1] slots awaiting a SET (one cache line)
     private readonly uint _accountMask;
     private readonly ClearedSpan[] _clearedRing;   // retained cleared trades, oldest at _clearedHead
-    private readonly ClearedId[] _clearedIds;       // their IDs, in order of clearing (a ring; in _idIndex as row _msgs.Length + position)
+    private readonly ClearedId[] _clearedIds;       // their IDs, in order of clearing (a ring; in _idIndex as row _msgs.Length + number)
+    private readonly int _clearedIdNumbers;         // IDs entering the ring are numbered modulo this (ClearedIdNumbers)
+    private readonly int _sweepPerClearedId;        // ID index entries swept for each ID dropped from the ring (ClearedIdNumbers)
     private int _clearedIdHead;
+    private int _clearedIdHeadNumber;               // the number of the ID at _clearedIdHead
     private int _clearedIdCount;
+    private int _idSweep;                           // where the next sweep of the ID index starts (DropOldestCleared)
     private readonly ExceptionQueue _exceptions;
     private int _freeTrade;
     private int _freeMsg;
@@ -97,8 +101,11 @@ public sealed class Matcher
         _tradeIndex = new HashIndex(trades, trades, t => _trades[t].KeyHash, TradeIndexEntriesPerTrade);
         int clearedIds = ClearedIdCapacity(options.ResolvedClearedTrades);
 
-        // One ID index for stored messages and the IDs of retained cleared trades (row _msgs.Length + ring position).
-        _idIndex = new HashIndex(messages + clearedIds, messages + 1 + clearedIds, IdHashOfRow, IdIndexEntriesPerRow);
+        // One ID index for stored messages and the IDs of retained cleared trades (row _msgs.Length + the ID's number
+        // in the ring, ClearedIdNumbers); a dropped trade's entries stay until a sweep removes them (IsStaleRow).
+        int idRows = messages + clearedIds;
+        (_clearedIdNumbers, _sweepPerClearedId) = ClearedIdNumbers(clearedIds, HashIndex.SizeFor(idRows, IdIndexEntriesPerRow), messages + 1);
+        _idIndex = new HashIndex(idRows, messages + 1 + _clearedIdNumbers, IdHashOfRow, IdIndexEntriesPerRow, IsStaleRow);
         _accountBuckets = Buckets(2 * (int)BitOperations.RoundUpToPowerOf2((uint)Math.Max(trades, 16)));
         _accountMask = (uint)(_accountBuckets.Length / 2 - 1);
         _clearedRing = new ClearedSpan[options.ResolvedClearedTrades];
@@ -108,6 +115,34 @@ public sealed class Matcher
 
     /// <summary>Trade-key index entries a trade (<see cref="HashIndex"/>).</summary>
     internal const int TradeIndexEntriesPerTrade = 8;
+
+    /// <summary>
+    /// How IDs entering the cleared-ID ring are numbered, and how many ID index entries a sweep passes for each ID
+    /// dropped (<see cref="DropOldestCleared"/>): numbers modulo a multiple of the ring's length large enough that
+    /// the sweep passes every entry of the index (<paramref name="indexEntries"/>) before the number of a dropped ID
+    /// comes round into the ring's live window again, so that a dropped ID's entry is stale by its number alone,
+    /// without reading the ring. At least twice the ring; four entries an ID (half a sweep's eight at once) unless
+    /// the numbers would not fit the index's entries (<paramref name="messageRows"/> rows come first).
+    /// </summary>
+    internal static (int Numbers, int SweepPerId) ClearedIdNumbers(int ringLength, int indexEntries, int messageRows)
+    {
+        if (ringLength == 0)
+        {
+            return (0, 0);
+        }
+
+        for (int sweep = 4; ; sweep *= 2)
+        {
+            long laps = Math.Max(2, ((long)indexEntries / sweep + 2L * ringLength - 1) / ringLength);
+            long numbers = laps * ringLength;
+            if (messageRows + numbers < 1L << 27 || sweep >= 1 << 12)
+            {
+                return numbers + messageRows > 1L << 28
+                    ? throw new ArgumentOutOfRangeException(nameof(ringLength), ringLength, "too many cleared IDs for the ID index")
+                    : ((int)numbers, sweep);
+            }
+        }
+    }
 
     /// <summary>
     /// ID index entries a row of the message table and the cleared-ID ring (<see cref="HashIndex"/>). Settable for
@@ -136,6 +171,12 @@ public sealed class Matcher
     internal ref TradeRecord TradeAt(int trade) => ref _trades[trade];
 
     internal ref MessageRecord MessageAt(int message) => ref _msgs[message];
+
+    /// <summary>How many numbers the cleared-ID ring's IDs take in the ID index (tests: <see cref="ClearedIdNumbers"/>).</summary>
+    internal int ClearedIdNumberCount => _clearedIdNumbers;
+
+    /// <summary>ID index entries swept for each ID dropped from the cleared-ID ring (tests).</summary>
+    internal int SweepPerClearedId => _sweepPerClearedId;
 
     /// <summary>The ID index (tests: its entries' consistency and size).</summary>
     internal HashIndex IdIndex => _idIndex;
@@ -297,10 +338,10 @@ public sealed class Matcher
         }
 
         // Exactly the lookups Resolve makes (it takes these instead of making them again).
-        a.Im = _ref.FindParticipant(input.InvestmentManager.Span);
-        a.Eb = _ref.FindParticipant(input.ExecutingBroker.Span);
-        a.Account = input.Kind != MessageKind.Noe ? _ref.FindAccount(input.Account.Span) : -1;
-        a.Security = input.Kind != MessageKind.Set && input.Trans != TransType.Cancel ? _ref.FindSecurity(input.Isin.Span) : -1;
+        a.Im = _ref.FindParticipant(input.InvestmentManager.Span, out a.ImFacts);
+        a.Eb = _ref.FindParticipant(input.ExecutingBroker.Span, out a.EbFacts);
+        a.Account = input.Kind != MessageKind.Noe ? _ref.FindAccount(input.Account.Span, out a.AccountManager) : -1;
+        a.Security = input.Kind != MessageKind.Set && input.Trans != TransType.Cancel ? _ref.FindSecurity(input.Isin.Span, out a.PriceDecimals) : -1;
         if (input.Trans != TransType.New || a.Im < 0 || a.Eb < 0)
         {
             if (!idFirst)
@@ -354,6 +395,12 @@ public sealed class Matcher
         public int Eb;
         public int Account;
         public int Security;
+
+        // What validation reads of them, from the lookups' own entries (no chain of loads into static data's lists).
+        public int ImFacts;
+        public int EbFacts;
+        public int AccountManager;
+        public int PriceDecimals;
 
         /// <summary>KeyHash and AccountHash are set (a new message): the keys its record gets when it is valid.</summary>
         public bool KeysReady;
@@ -516,12 +563,12 @@ public sealed class Matcher
             return Fail(out f, ExceptionReason.NotAuthorized, Criterion.None, 49, FailureValue.Text);
         }
 
-        if (r.Im < 0 || (_ref.GetParticipant(r.Im).Roles & ParticipantRoles.InvestmentManager) == 0)
+        if (r.Im < 0 || ((ParticipantFacts.Roles(ahead.ImFacts)) & ParticipantRoles.InvestmentManager) == 0)
         {
             return Fail(out f, ExceptionReason.StaticData, Criterion.InvestmentManager, 448, FailureValue.Text);
         }
 
-        if (r.Eb < 0 || (_ref.GetParticipant(r.Eb).Roles & ParticipantRoles.ExecutingBroker) == 0)
+        if (r.Eb < 0 || ((ParticipantFacts.Roles(ahead.EbFacts)) & ParticipantRoles.ExecutingBroker) == 0)
         {
             return Fail(out f, ExceptionReason.StaticData, Criterion.ExecutingBroker, 448, FailureValue.Text);
         }
@@ -536,7 +583,7 @@ public sealed class Matcher
         if (input.Kind != MessageKind.Noe)
         {
             r.Account = ahead.Account;
-            if (r.Account < 0 || _ref.AccountManager(r.Account) != r.Im)
+            if (r.Account < 0 || (ahead.AccountManager) != r.Im)
             {
                 return Fail(out f, ExceptionReason.StaticData, Criterion.Account, input.Kind == MessageKind.Set ? 448 : 79, FailureValue.Text);
             }
@@ -601,7 +648,7 @@ public sealed class Matcher
         }
 
         // Prices compare at the security's price precision: rounded once here, not at every comparison.
-        r.RoundedPrice = Scaled.Round(input.Price, _ref.GetSecurity(r.Security).PriceDecimals);
+        r.RoundedPrice = Scaled.Round(input.Price, ahead.PriceDecimals);
 
         r.Gross = input.Gross;
         r.Fees = input.Fees;
@@ -623,7 +670,7 @@ public sealed class Matcher
         }
 
         // The tolerances of the manager's profile in the trade currency, found once for every comparison.
-        r.ToleranceRow = _ref.ToleranceRow(_ref.GetParticipant(r.Im).Profile, r.Currency);
+        r.ToleranceRow = _ref.ToleranceRow(ParticipantFacts.Profile(ahead.ImFacts), r.Currency);
         if (input.Has(InputFields.Gross))
         {
             var t = _ref.ToleranceAt(r.ToleranceRow, Criterion.GrossAmount);
@@ -1279,8 +1326,9 @@ public sealed class Matcher
     /// frees the trade and its message records while they are still cached: with a million trades resident, the
     /// rows freed here are the next ones written (the free list is last in, first out). The messages' ID index
     /// entries, written when they came, are pointed at the ring in place, so a lookup still finds them in one
-    /// probe; evicting the trade later touches its ring entries (in order) and those index entries, not seven
-    /// records, the trade record and its trade-key entry. Oldest retained trades are dropped first (counted) when
+    /// probe; dropping the trade later touches its ring span only (its index entries go stale by their numbers and a
+    /// sweep in order removes them: <see cref="DropOldestCleared"/>), not seven records, the trade record and its
+    /// trade-key entry. Oldest retained trades are dropped first (counted) when
     /// <see cref="MatcherOptions.ClearedTrades"/> are retained or the ring has no room for this one's IDs.
     /// </summary>
     private void Retain(int t)
@@ -1306,19 +1354,20 @@ public sealed class Matcher
         {
             int first = Wrap(_clearedIdHead + _clearedIdCount, _clearedIds.Length);
             int at = first;
+            int idNumber = Wrap(_clearedIdHeadNumber + _clearedIdCount, _clearedIdNumbers);
             long number = trade.Number;
-            KeepId(trade.Noe, number, ref at);
+            KeepId(trade.Noe, number, ref at, ref idNumber);
             for (int i = 0; i < trade.SlotCount; i++)
             {
                 ref var s = ref trade.Slots[i];
-                KeepId(s.Alc, number, ref at);
-                KeepId(s.Npr, number, ref at);
-                KeepId(s.Set, number, ref at);
+                KeepId(s.Alc, number, ref at, ref idNumber);
+                KeepId(s.Npr, number, ref at, ref idNumber);
+                KeepId(s.Set, number, ref at, ref idNumber);
             }
 
             for (int h = trade.History; h >= 0; h = _msgs[h].NextChain)
             {
-                KeepId(h, number, ref at);
+                KeepId(h, number, ref at, ref idNumber);
             }
 
             _clearedIdCount += ids;
@@ -1351,8 +1400,8 @@ public sealed class Matcher
         return n;
     }
 
-    /// <summary>Writes message <paramref name="message"/>'s ID entry at ring position <paramref name="at"/> (then the next one).</summary>
-    private void KeepId(int message, long tradeNumber, ref int at)
+    /// <summary>Writes message <paramref name="message"/>'s ID entry at ring position <paramref name="at"/>, numbered <paramref name="idNumber"/> (then the next ones).</summary>
+    private void KeepId(int message, long tradeNumber, ref int at, ref int idNumber)
     {
         if (message < 0)
         {
@@ -1370,10 +1419,15 @@ public sealed class Matcher
         e.TradeNumber = tradeNumber;
 
         // Its ID index entry (cached: written when the message came, a few dozen messages ago) now points at the ring.
-        _idIndex.Replace(msg.IdHash, message, _msgs.Length + at);
+        _idIndex.Replace(msg.IdHash, message, _msgs.Length + idNumber);
         if (++at == _clearedIds.Length)
         {
             at = 0;
+        }
+
+        if (++idNumber == _clearedIdNumbers)
+        {
+            idNumber = 0;
         }
     }
 
@@ -1861,38 +1915,22 @@ public sealed class Matcher
         }
     }
 
-    /// <summary>Drops the oldest retained cleared trade: its IDs leave the cleared-ID index and the ring.</summary>
+    /// <summary>Drops the oldest retained cleared trade: its IDs leave the ring (their index entries go stale, swept later).</summary>
     private void DropOldestCleared()
     {
         var span = _clearedRing[_clearedHead];
         _clearedHead = Wrap(_clearedHead + 1, _clearedRing.Length);
         _clearedCount--;
-
-        // The next trade's index entries are fetched now (one eviction ahead), so that its removals do not wait.
-        if (_clearedCount > 0)
-        {
-            var next = _clearedRing[_clearedHead];
-            for (int i = 0, at = next.First; i < next.Count; i++)
-            {
-                _idIndex.Prefetch(_clearedIds[at].IdHash);
-                if (++at == _clearedIds.Length)
-                {
-                    at = 0;
-                }
-            }
-        }
-
-        for (int i = 0, at = span.First; i < span.Count; i++)
-        {
-            _idIndex.Remove(_clearedIds[at].IdHash, _msgs.Length + at);
-            if (++at == _clearedIds.Length)
-            {
-                at = 0;
-            }
-        }
-
         _clearedIdHead = Wrap(span.First + span.Count, _clearedIds.Length);
+        _clearedIdHeadNumber = Wrap(_clearedIdHeadNumber + span.Count, _clearedIdNumbers);
         _clearedIdCount -= span.Count;
+
+        // The dropped IDs' numbers have left the live window, so their index entries are stale as they stand (a
+        // lookup passes them by: FindId): not removed one by one, a random access each (with a million open trades
+        // a cache miss and a page walk each: 22-27 ns a message, docs/matching.md), but swept in order, a few entries for each ID
+        // dropped; ClearedIdNumbers makes the sweep pass every entry before a dropped ID's number comes round again.
+        _idSweep = _idIndex.Sweep(_idSweep, span.Count * _sweepPerClearedId,
+            new RowWindow(_msgs.Length, _clearedIdNumbers, _clearedIdHeadNumber, _clearedIdCount));
     }
 
     /// <summary>A ring position: <paramref name="sum"/> (of a position and a count, each under <paramref name="length"/>) modulo the ring's length, without a division.</summary>
@@ -1970,10 +2008,15 @@ public sealed class Matcher
             }
             else
             {
-                ref var e = ref _clearedIds[p - rows];
-                if (e.Kind == kind && e.Sender == sender && e.Id.Span.SequenceEqual(id))
+                // A number outside the ring's live window: a dropped ID whose entry a sweep has not reached yet.
+                int at = ClearedIdPosition(p - rows);
+                if (at >= 0)
                 {
-                    return p;
+                    ref var e = ref _clearedIds[at];
+                    if (e.Kind == kind && e.Sender == sender && e.Id.Span.SequenceEqual(id))
+                    {
+                        return rows + at;
+                    }
                 }
             }
         }
@@ -1981,8 +2024,23 @@ public sealed class Matcher
         return -1;
     }
 
-    /// <summary>The hash ID index row <paramref name="row"/> was added under (the index asks for it rarely: <see cref="HashIndex"/>).</summary>
-    private uint IdHashOfRow(int row) => row < _msgs.Length ? _msgs[row].IdHash : _clearedIds[row - _msgs.Length].IdHash;
+    /// <summary>The hash ID index row <paramref name="row"/> was added under (the index asks for it rarely and only for a live row: <see cref="HashIndex"/>).</summary>
+    private uint IdHashOfRow(int row) => row < _msgs.Length ? _msgs[row].IdHash : _clearedIds[ClearedIdPosition(row - _msgs.Length)].IdHash;
+
+    /// <summary>True for the ID index row of an ID dropped from the cleared-ID ring (its entry waits for a sweep).</summary>
+    private bool IsStaleRow(int row) => row >= _msgs.Length && ClearedIdPosition(row - _msgs.Length) < 0;
+
+    /// <summary>The ring position of the cleared ID numbered <paramref name="number"/>, or -1 when that number is not in the ring now.</summary>
+    private int ClearedIdPosition(int number)
+    {
+        int d = number - _clearedIdHeadNumber;
+        if (d < 0)
+        {
+            d += _clearedIdNumbers;
+        }
+
+        return d < _clearedIdCount ? Wrap(_clearedIdHead + d, _clearedIds.Length) : -1;
+    }
 
     /// <summary>The transaction type of what <see cref="FindId"/> found.</summary>
     private TransType TransOf(int found) => found < _msgs.Length ? _msgs[found].Trans : _clearedIds[found - _msgs.Length].Trans;

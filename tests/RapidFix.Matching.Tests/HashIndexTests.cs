@@ -158,6 +158,153 @@ public sealed class HashIndexTests
         Assert.Null(index.Inconsistency());
     }
 
+    [Theory]
+    [InlineData(1)] // hashes spread over the table
+    [InlineData(2)] // every hash on one of 4 starts: long runs, saturated distances, dead entries among them
+    public void A_sweep_removes_the_entries_of_rows_numbered_outside_the_live_window_and_nothing_else(int seed)
+    {
+        // Rows 0..99 are plain rows (always live); rows 100..163 are numbered 0..63 cyclically, and the live ones are
+        // a window of at most 16 numbers that moves on as the matcher's cleared-ID ring does. A dead row's entry stays
+        // until a sweep reaches it; its hash is never asked for (the number may serve another row by then).
+        const int plain = 100, span = 64, window = 16;
+        var hashes = new uint[plain + span];
+        int start = 0, count = 0; // the live window of numbers
+        var index = new HashIndex(plain + window, plain + span, row =>
+            row < plain || !new RowWindow(plain, span, start, count).IsDead(row)
+                ? hashes[row]
+                : throw new InvalidOperationException($"the hash of dead row {row} was asked for"),
+            rowIsDead: row => new RowWindow(plain, span, start, count).IsDead(row));
+        Assert.Equal(512, index.Size);
+        var rng = new Random(seed);
+        uint Hash() => seed == 1
+            ? (uint)rng.Next() ^ ((uint)rng.Next() << 16)
+            : (uint)(rng.Next() & ~(index.Size - 1)) | (uint)(rng.Next(4) * (index.Size / 4));
+        var plainRows = new List<int>();
+        var freePlain = new Stack<int>(Enumerable.Range(0, plain));
+        int cursor = 0;
+        for (int step = 0; step < 20_000; step++)
+        {
+            int op = rng.Next(6);
+            if (op == 0 && freePlain.Count > 0)
+            {
+                int row = freePlain.Pop();
+                hashes[row] = Hash();
+                index.Add(hashes[row], row);
+                plainRows.Add(row);
+            }
+            else if (op == 1 && plainRows.Count > 0)
+            {
+                int i = rng.Next(plainRows.Count);
+                Assert.True(index.Remove(hashes[plainRows[i]], plainRows[i]));
+                freePlain.Push(plainRows[i]);
+                plainRows.RemoveAt(i);
+            }
+            else if (op == 2 && count < window)
+            {
+                // The next number enters the window (a row cleared into the ring).
+                int row = plain + (start + count) % span;
+                hashes[row] = Hash();
+                index.Add(hashes[row], row);
+                count++;
+            }
+            else if (op == 3 && count > 0)
+            {
+                // The oldest numbers leave it (a trade dropped): entries stay, dead.
+                int dropped = Math.Min(count, 1 + rng.Next(3));
+                start = (start + dropped) % span;
+                count -= dropped;
+                // Sixteen entries a number dropped: a whole pass (512 entries) takes 32 numbers, fewer than the 48 a
+                // dropped number needs to come round into the window again (the matcher's ClearedIdNumbers rule).
+                int entries = 16 * dropped;
+                int next = index.Sweep(cursor, entries, new RowWindow(plain, span, start, count));
+                Assert.Equal((cursor + entries) % index.Size, next);
+                cursor = next;
+            }
+
+            if (step % 89 == 0)
+            {
+                Assert.Null(index.Inconsistency());
+                var live = plainRows.Concat(Enumerable.Range(0, count).Select(k => plain + (start + k) % span)).ToList();
+                Assert.Equal(live.Count, index.Count());
+                foreach (int row in live)
+                {
+                    Assert.Contains(row, Rows(index, hashes[row]));
+                }
+            }
+
+            // Only the numbers dropped during the current pass can have dead entries left.
+            Assert.True(index.DeadCount() <= index.Size / 16 + 3, $"{index.DeadCount()} dead entries at step {step}");
+        }
+
+        // A sweep of the whole index leaves no dead entry and every live row where a lookup finds it.
+        start = (start + count) % span;
+        count = 0;
+        index.Sweep(cursor, index.Size, new RowWindow(plain, span, start, count));
+        Assert.Equal(0, index.DeadCount());
+        Assert.Equal(plainRows.Count, index.Count());
+        Assert.Null(index.Inconsistency());
+        foreach (int row in plainRows)
+        {
+            Assert.Contains(row, Rows(index, hashes[row]));
+        }
+    }
+
+    [Fact]
+    public void Dropped_cleared_ids_are_swept_from_the_id_index_as_their_numbers_wrap_many_times()
+    {
+        // Four cleared trades retained: every trade after the fourth drops one (seven IDs). The ring's IDs are
+        // numbered modulo a few ring lengths; 600 trades wrap the numbers more than three times, so a dropped ID's
+        // number is reused by later IDs: an entry the sweep missed would then look live. Lookups must tell the
+        // retained IDs (duplicates) from the dropped ones (new again) throughout.
+        var matcher = Demo.NewMatcher(openTrades: 64, clearedTrades: 4);
+        var index = matcher.IdIndex;
+        Assert.True(600 * 7 - 4 * 7 > 3 * matcher.ClearedIdNumberCount, $"{matcher.ClearedIdNumberCount} numbers");
+        var sink = new RecordingSink();
+        int maxDead = 0;
+        for (int n = 0; n < 600; n++)
+        {
+            var trade = Trades.Documented("-" + n.ToString(System.Globalization.CultureInfo.InvariantCulture));
+            foreach (var name in Trades.Seven)
+            {
+                Trades.Send(matcher, trade[name], ref sink);
+                Assert.Equal(AckStatus.Accepted, sink.LastAck.Status);
+            }
+
+            // The retained trades' IDs are live entries; dropped ones at most a sweep's pass of IDs behind.
+            Assert.Equal(7 * Math.Min(n + 1, 4), index.Count());
+            maxDead = Math.Max(maxDead, index.DeadCount());
+            Assert.True(index.DeadCount() <= (index.Size / matcher.SweepPerClearedId) + 7, $"{index.DeadCount()} dead entries after trade {n}");
+            if (n % 50 == 0)
+            {
+                Assert.Null(index.Inconsistency());
+            }
+        }
+
+        Assert.True(maxDead > 7, "no entry waited for the sweep (the test would not see a missed one)");
+        Assert.Equal(600, sink.Cleared.Count);
+        Assert.Equal(596, matcher.Counters.ClearedEvicted);
+        for (int n = 0; n < 600; n += n < 590 ? 37 : 1)
+        {
+            string noe = Trades.Documented("-" + n.ToString(System.Globalization.CultureInfo.InvariantCulture))["NOE"];
+            Trades.Send(matcher, noe, ref sink);
+            Assert.Equal(n >= 596 ? AckStatus.Duplicate : AckStatus.Accepted, sink.LastAck.Status);
+        }
+
+        Assert.Null(index.Inconsistency());
+    }
+
+    private static List<int> Rows(HashIndex index, uint hash)
+    {
+        var rows = new List<int>();
+        int position = index.Start(hash);
+        for (int r = index.Next(hash, ref position); r >= 0; r = index.Next(hash, ref position))
+        {
+            rows.Add(r);
+        }
+
+        return rows;
+    }
+
     private static uint NoeHash(string suffix) =>
         Matcher.IdHash(MessageKind.Noe, "EB1"u8, Encoding.ASCII.GetBytes("NOE-1001" + suffix));
 }

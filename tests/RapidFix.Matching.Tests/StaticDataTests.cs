@@ -29,6 +29,39 @@ public sealed class StaticDataTests
     }
 
     [Fact]
+    public void A_lookup_carries_what_validation_reads_of_the_row_it_finds()
+    {
+        // The lookup tables hold a participant's roles and profile, an account's manager and a security's price
+        // decimals in the found entry (validation reads them from there, not from the lists).
+        var r = Demo.Reference;
+        Assert.True(r.ParticipantCount > 1 && r.AccountCount > 1);
+        for (int p = 0; p < r.ParticipantCount; p++)
+        {
+            var participant = r.GetParticipant(p);
+            Assert.Equal(p, r.FindParticipant(participant.Id, out int facts));
+            Assert.Equal(participant.Roles, ParticipantFacts.Roles(facts));
+            Assert.Equal(participant.Profile, ParticipantFacts.Profile(facts));
+        }
+
+        Assert.Contains(Enumerable.Range(0, r.ParticipantCount), p => r.GetParticipant(p).Profile != 0);
+        for (int a = 0; a < r.AccountCount; a++)
+        {
+            Assert.Equal(a, r.FindAccount(r.AccountId(a), out int manager));
+            Assert.Equal(r.AccountManager(a), manager);
+        }
+
+        foreach (var (isin, decimals) in new[] { ("SG1T75931496", 3), ("US0378331005", 4), ("JP3650000007", 0), ("XS1234567896", 6) })
+        {
+            int s = r.FindSecurity(System.Text.Encoding.ASCII.GetBytes(isin), out int found);
+            Assert.Equal(decimals, r.GetSecurity(s).PriceDecimals);
+            Assert.Equal(decimals, found);
+        }
+
+        Assert.Equal(-1, r.FindParticipant("NOBODY"u8, out int none));
+        Assert.Equal(0, none);
+    }
+
+    [Fact]
     public void Tolerances_resolve_profile_then_currency_then_default()
     {
         var r = Demo.Reference;

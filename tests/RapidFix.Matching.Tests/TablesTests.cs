@@ -71,6 +71,17 @@ public sealed class TablesTests
             Assert.Equal(i, table.Find(Key(prefix, i)));
         }
 
+        // With a payload a value: the lookup gives both.
+        var withPayload = new KeyTable(map, v => 3 * v + 1);
+        for (int i = 0; i < count; i += 7)
+        {
+            Assert.Equal(i, withPayload.Find(Key(prefix, i), out int payload));
+            Assert.Equal(3 * i + 1, payload);
+        }
+
+        Assert.Equal(-1, withPayload.Find(Key(prefix, count), out int missing));
+        Assert.Equal(0, missing);
+
         Assert.Equal(-1, table.Find(Key(prefix, count)));
         Assert.Equal(-1, table.Find(Key(prefix, count + 1)[..^1]));
         Assert.Equal(-1, table.Find(default));

@@ -1,4 +1,6 @@
 using System.Buffers.Binary;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 
 namespace RapidFix.Matching.StaticData;
 
@@ -37,7 +39,7 @@ internal readonly struct Key16 : IEquatable<Key16>
     }
 
     /// <summary>Up to 8 bytes as one word (overlapping reads for 4 to 7 bytes).</summary>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static ulong Load8(ReadOnlySpan<byte> bytes)
     {
         int n = bytes.Length;
@@ -84,7 +86,7 @@ internal readonly struct Key16 : IEquatable<Key16>
     /// their last characters (a counter at the end of an ISIN or a participant ID) would pile up (with the bare
     /// products' low bits, 100,000 ISINs lay 50 entries on average from where their probe started).
     /// </summary>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     internal static ulong Hash(ulong a, ulong b, int length) =>
         (a * 0x9E3779B97F4A7C15UL) + ((b + (ulong)length) * 0xC2B2AE3D27D4EB4FUL);
 }
@@ -92,48 +94,60 @@ internal readonly struct Key16 : IEquatable<Key16>
 /// <summary>
 /// A frozen open-addressing table from <see cref="Key16"/> to an index, built once after loading: a lookup hashes
 /// the key and compares it in place (a dictionary adds a bucket-to-entry indirection and a comparer per probe).
-/// Key and value sit side by side in one 24-byte entry, so a probe reads one cache line (two when the entry
-/// straddles), not one for the key and another for the value: with many thousand securities the table no longer
-/// fits the first-level caches, and every lookup stays O(1) at load factor at most 1/2.
+/// Key, value and a payload (the facts about the row a matcher checks next: a participant's roles, an account's
+/// manager) sit side by side in one 32-byte entry, so a probe reads one cache line, not one for the key, another
+/// for the value and a chain of loads for the row's facts: with many thousand securities the table no longer fits
+/// the first-level caches, and every lookup stays O(1) at load factor at most 1/2.
 /// </summary>
 internal sealed class KeyTable
 {
-    private readonly Entry[] _entries; // Length 0: empty
+    private const int EntryShift = 5; // 32-byte entries
+
+    // The entries, in a pinned byte array from its first 64-byte boundary on (an Entry[] starts wherever the
+    // allocator put it, and half its 32-byte entries would straddle two lines).
+    private readonly byte[] _data;
+    private readonly int _offset;
     private readonly int _mask;
     private readonly int _shift; // the probe starts at the hash's top log2(size) bits
 
-    /// <summary>Copies <paramref name="map"/> (load factor at most 1/2).</summary>
-    public KeyTable(Dictionary<Key16, int> map)
+    /// <summary>Copies <paramref name="map"/> (load factor at most 1/2); <paramref name="payload"/> gives each value's payload (0 without).</summary>
+    public unsafe KeyTable(Dictionary<Key16, int> map, Func<int, int>? payload = null)
     {
         int size = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(16, map.Count * 2));
-        _entries = new Entry[size];
+        _data = GC.AllocateArray<byte>((size << EntryShift) + 64, pinned: true);
+        long address = (long)Unsafe.AsPointer(ref MemoryMarshal.GetArrayDataReference(_data));
+        _offset = (int)((64 - (address & 63)) & 63);
         _mask = size - 1;
         _shift = 64 - System.Numerics.BitOperations.Log2((uint)size);
         foreach (var (key, value) in map)
         {
             int i = Start(key.A, key.B, key.Length);
-            while (_entries[i].Length != 0)
+            while (At(i).Length != 0)
             {
                 i = (i + 1) & _mask;
             }
 
-            _entries[i] = new Entry { A = key.A, B = key.B, Length = key.Length, Value = value };
+            At(i) = new Entry { A = key.A, B = key.B, Length = key.Length, Value = value, Payload = payload?.Invoke(value) ?? 0 };
         }
     }
 
     /// <summary>The index of <paramref name="id"/>, or -1 (inlined: a message makes four to six lookups).</summary>
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
-    public int Find(ReadOnlySpan<byte> id)
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int Find(ReadOnlySpan<byte> id) => Find(id, out _);
+
+    /// <summary>The index of <paramref name="id"/> and its payload, or -1 (and 0).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    public int Find(ReadOnlySpan<byte> id, out int payload)
     {
+        payload = 0;
         if (!Key16.TryCreate(id, out var key))
         {
             return -1;
         }
 
-        var entries = _entries;
         for (int i = Start(key.A, key.B, key.Length); ; i = (i + 1) & _mask)
         {
-            ref var e = ref entries[i];
+            ref var e = ref At(i);
             if (e.Length == 0)
             {
                 return -1;
@@ -141,6 +155,7 @@ internal sealed class KeyTable
 
             if (e.A == key.A && e.B == key.B && e.Length == key.Length)
             {
+                payload = e.Payload;
                 return e.Value;
             }
         }
@@ -150,9 +165,9 @@ internal sealed class KeyTable
     internal double MeanDisplacement()
     {
         long used = 0, displacement = 0;
-        for (int i = 0; i < _entries.Length; i++)
+        for (int i = 0; i <= _mask; i++)
         {
-            ref var e = ref _entries[i];
+            ref var e = ref At(i);
             if (e.Length != 0)
             {
                 used++;
@@ -163,14 +178,21 @@ internal sealed class KeyTable
         return used == 0 ? 0 : displacement / (double)used;
     }
 
-    [System.Runtime.CompilerServices.MethodImpl(System.Runtime.CompilerServices.MethodImplOptions.AggressiveInlining)]
+    /// <summary>Entry <paramref name="i"/> (at most the mask: every caller masks it).</summary>
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
+    private ref Entry At(int i) =>
+        ref Unsafe.As<byte, Entry>(ref Unsafe.Add(ref MemoryMarshal.GetArrayDataReference(_data), _offset + (i << EntryShift)));
+
+    [MethodImpl(MethodImplOptions.AggressiveInlining)]
     private int Start(ulong a, ulong b, int length) => (int)(Key16.Hash(a, b, length) >> _shift);
 
+    [StructLayout(LayoutKind.Sequential, Size = 1 << EntryShift)]
     private struct Entry
     {
         public ulong A;
         public ulong B;
         public int Length;
         public int Value;
+        public int Payload; // with the padding: 32 bytes, two entries a cache line
     }
 }

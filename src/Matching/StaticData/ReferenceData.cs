@@ -216,9 +216,9 @@ public sealed class ReferenceData
         }
 
         data.BuildTolerances(profileRows);
-        data._securityTable = new KeyTable(data._securities);
-        data._participantTable = new KeyTable(data._participants);
-        data._accountTable = new KeyTable(data._accounts);
+        data._securityTable = new KeyTable(data._securities, s => data._securityList[s].PriceDecimals);
+        data._participantTable = new KeyTable(data._participants, p => ParticipantFacts.Of(data._participantList[p]));
+        data._accountTable = new KeyTable(data._accounts, a => data._accountList[a].Manager);
         data._placeTable = new KeyTable(data._places);
         return data;
     }
@@ -237,17 +237,26 @@ public sealed class ReferenceData
     /// <summary>Index of a security by ISIN, or -1.</summary>
     public int FindSecurity(ReadOnlySpan<byte> isin) => _securityTable.Find(isin);
 
+    /// <summary>Index of a security by ISIN and its price decimals (from the lookup's own entry), or -1.</summary>
+    internal int FindSecurity(ReadOnlySpan<byte> isin, out int priceDecimals) => _securityTable.Find(isin, out priceDecimals);
+
     /// <summary>The security's trading currency, asset class and price decimals.</summary>
     public Security GetSecurity(int index) => _securityList[index];
 
     /// <summary>Index of a participant by ID, or -1.</summary>
     public int FindParticipant(ReadOnlySpan<byte> id) => _participantTable.Find(id);
 
+    /// <summary>Index of a participant by ID and its <see cref="ParticipantFacts"/> (from the lookup's own entry), or -1.</summary>
+    internal int FindParticipant(ReadOnlySpan<byte> id, out int facts) => _participantTable.Find(id, out facts);
+
     /// <summary>Participant <paramref name="index"/>.</summary>
     public Participant GetParticipant(int index) => _participantList[index];
 
     /// <summary>Index of an account, or -1.</summary>
     public int FindAccount(ReadOnlySpan<byte> id) => _accountTable.Find(id);
+
+    /// <summary>Index of an account and its manager (participant index, from the lookup's own entry), or -1.</summary>
+    internal int FindAccount(ReadOnlySpan<byte> id, out int manager) => _accountTable.Find(id, out manager);
 
     /// <summary>The investment manager (participant index) an account belongs to.</summary>
     public int AccountManager(int index) => _accountList[index].Manager;
@@ -482,6 +491,16 @@ public sealed class ReferenceData
 
 /// <summary>A security of static data.</summary>
 public readonly record struct Security(int Currency, AssetClass AssetClass, int PriceDecimals);
+
+/// <summary>A participant's roles and tolerance profile packed in one integer: what validation reads of it, carried in its lookup entry.</summary>
+internal static class ParticipantFacts
+{
+    public static int Of(Participant p) => (byte)p.Roles | (p.Profile << 8);
+
+    public static ParticipantRoles Roles(int facts) => (ParticipantRoles)(byte)facts;
+
+    public static int Profile(int facts) => facts >> 8;
+}
 
 /// <summary>A participant of static data: its ID (its CompID on the FIX sessions), roles and tolerance profile.</summary>
 public readonly record struct Participant(byte[] Id, ParticipantRoles Roles, int Profile);
