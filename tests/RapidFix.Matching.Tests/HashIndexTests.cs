@@ -273,7 +273,7 @@ public sealed class HashIndexTests
             // The retained trades' IDs are live entries; dropped ones at most a sweep's pass of IDs behind.
             Assert.Equal(7 * Math.Min(n + 1, 4), index.Count());
             maxDead = Math.Max(maxDead, index.DeadCount());
-            Assert.True(index.DeadCount() <= (index.Size / matcher.SweepPerClearedId) + 7, $"{index.DeadCount()} dead entries after trade {n}");
+            Assert.True(index.DeadCount() <= ((index.Size + Matcher.SweepBatch) / matcher.SweepPerClearedId) + 7, $"{index.DeadCount()} dead entries after trade {n}");
             if (n % 50 == 0)
             {
                 Assert.Null(index.Inconsistency());
