@@ -223,7 +223,7 @@ internal sealed class HashIndex
             i = (i + Vector256<uint>.Count) & _mask;
         }
 
-        // The next sweep's entries (read a trade or so from now): one prefetch a line.
+        // The next sweep's entries (read when the drops owe it again, a few trades from now): one prefetch a line.
         for (int n = 0; n < count; n += 16)
         {
             Prefetcher.Touch(ref entries[(i + n) & _mask]);
@@ -319,24 +319,17 @@ internal sealed class HashIndex
     }
 
     /// <summary>Live entries (tests and measurements: dead rows' entries not counted).</summary>
-    internal int Count()
-    {
-        int n = 0;
-        foreach (uint e in _entries)
-        {
-            n += e != 0 && !IsDead(e) ? 1 : 0;
-        }
-
-        return n;
-    }
+    internal int Count() => CountEntries(dead: false);
 
     /// <summary>Entries of dead rows still in the index (tests and measurements).</summary>
-    internal int DeadCount()
+    internal int DeadCount() => CountEntries(dead: true);
+
+    private int CountEntries(bool dead)
     {
         int n = 0;
         foreach (uint e in _entries)
         {
-            n += e != 0 && IsDead(e) ? 1 : 0;
+            n += e != 0 && IsDead(e) == dead ? 1 : 0;
         }
 
         return n;

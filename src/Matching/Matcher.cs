@@ -565,12 +565,12 @@ public sealed class Matcher
             return Fail(out f, ExceptionReason.NotAuthorized, Criterion.None, 49, FailureValue.Text);
         }
 
-        if (r.Im < 0 || ((ParticipantFacts.Roles(ahead.ImFacts)) & ParticipantRoles.InvestmentManager) == 0)
+        if (r.Im < 0 || (ParticipantFacts.Roles(ahead.ImFacts) & ParticipantRoles.InvestmentManager) == 0)
         {
             return Fail(out f, ExceptionReason.StaticData, Criterion.InvestmentManager, 448, FailureValue.Text);
         }
 
-        if (r.Eb < 0 || ((ParticipantFacts.Roles(ahead.EbFacts)) & ParticipantRoles.ExecutingBroker) == 0)
+        if (r.Eb < 0 || (ParticipantFacts.Roles(ahead.EbFacts) & ParticipantRoles.ExecutingBroker) == 0)
         {
             return Fail(out f, ExceptionReason.StaticData, Criterion.ExecutingBroker, 448, FailureValue.Text);
         }
@@ -585,7 +585,7 @@ public sealed class Matcher
         if (input.Kind != MessageKind.Noe)
         {
             r.Account = ahead.Account;
-            if (r.Account < 0 || (ahead.AccountManager) != r.Im)
+            if (r.Account < 0 || ahead.AccountManager != r.Im)
             {
                 return Fail(out f, ExceptionReason.StaticData, Criterion.Account, input.Kind == MessageKind.Set ? 448 : 79, FailureValue.Text);
             }
